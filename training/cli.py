@@ -20,7 +20,9 @@ def _play(argv: list[str]) -> int:
         return 0 if argv else 2
     game, rest = argv[0], argv[1:]
     if game not in GAMES:
-        print(f"arena play: unknown game {game!r}; choose one of {', '.join(GAMES)}", file=sys.stderr)
+        print(
+            f"arena play: unknown game {game!r}; choose one of {', '.join(GAMES)}", file=sys.stderr
+        )
         return 2
     try:
         module = importlib.import_module(f"envs.{game}.play")

@@ -1,0 +1,254 @@
+"""The shared AEC template of the turn-based board games (Proteus, Virus Fight).
+
+One ``step`` for every game, like Pgx's template ``Env.step``: it checks the action
+(range, legality) before anything changes, applies it through the game's kernel, reads
+which seats are now done and with what reward, and keeps PettingZoo's bookkeeping
+(rewards, cumulative rewards, terminations, dead-agent steps, agent removal). A game
+supplies only its hooks: state reset, seat to act, legal mask, apply, seat status,
+observation planes, notation and drawing.
+
+Conventions (PettingZoo classic): observations are ``{"observation", "action_mask"}``; the
+mask is all zeros for an agent that is not to act; rewards are given once, in the step that
+ends a seat's game (eliminated or game over); game endings are terminations, never
+truncations (outside limits such as wrappers truncate). ``raw_env`` raises ``ValueError``
+naming the problem on an out-of-range or illegal action and leaves the state untouched;
+``env()`` (see :func:`make_env`) follows PettingZoo's illegal-move wrapper convention.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from envs.core.render import HumanWindow
+
+
+class TurnBasedEnv(AECEnv):
+    """Template AEC env over a batch-of-one kernel state held by the subclass.
+
+    Subclasses set ``metadata``, ``possible_agents``, ``num_actions`` and ``obs_shape``
+    (optionally ``obs_low`` / ``obs_high``) before calling ``super().__init__``.
+    """
+
+    metadata: dict[str, Any] = {
+        "name": "turn_based",
+        "render_modes": [],
+        "is_parallelizable": False,
+    }
+    possible_agents: list[str]
+    num_actions: int
+    obs_shape: tuple[int, ...]
+    obs_low: float = 0.0
+    obs_high: float = 1.0
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        super().__init__()
+        modes = self.metadata.get("render_modes", [])
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.agents = []
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(
+                        self.obs_low, self.obs_high, self.obs_shape, dtype=np.float32
+                    ),
+                    "action_mask": spaces.Box(0, 1, (self.num_actions,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self._np_random: np.random.Generator | None = None
+        self._window: HumanWindow | None = None
+        self._seat_done = np.zeros(len(self.possible_agents), dtype=bool)
+
+    # ------------------------------------------------------------------ game hooks
+    @abstractmethod
+    def _reset_state(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
+        """Start a new game (or load ``options["position"]``).
+
+        Parse and validate first: on a malformed position raise ValueError naming the
+        problem before changing anything, so the current game stays as it was.
+        """
+
+    @abstractmethod
+    def _current_seat(self) -> int:
+        """Seat index (into ``possible_agents``) that acts now; only asked while the game runs."""
+
+    @abstractmethod
+    def _legal_mask(self) -> np.ndarray:
+        """int8 mask of shape (num_actions,) for the seat to act."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Advance the kernel state by one legal action."""
+
+    @abstractmethod
+    def _seat_status(self) -> tuple[np.ndarray, np.ndarray]:
+        """(done per seat, final reward per seat); done = eliminated or game over."""
+
+    @abstractmethod
+    def _observe_seat(self, seat: int) -> np.ndarray:
+        """float32 observation planes of shape ``obs_shape`` from ``seat``'s point of view."""
+
+    @abstractmethod
+    def action_to_str(self, action: int) -> str:
+        """The rules file's notation of ``action`` in the current position."""
+
+    @abstractmethod
+    def str_to_action(self, text: str) -> int:
+        """Parse the rules file's notation; ValueError naming the problem if malformed."""
+
+    @abstractmethod
+    def to_text(self) -> str:
+        """One-line position text, loadable with ``reset(options={"position": text})``."""
+
+    @abstractmethod
+    def _render_ansi(self) -> str:
+        """A text picture of the position."""
+
+    @abstractmethod
+    def _render_rgb(self) -> np.ndarray:
+        """An (H, W, 3) uint8 picture of the position."""
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a game; ``seed`` seeds every source of randomness of the game."""
+        rng = self._np_random
+        if seed is not None or rng is None:
+            rng = np.random.default_rng(seed)
+        self._reset_state(rng, options)  # raises before changing anything if malformed
+        self._np_random = rng
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._seat_done = np.zeros(len(self.possible_agents), dtype=bool)
+        self._skip_agent_selection = None
+        self._update_status()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.possible_agents.index(agent)
+        observation = self._observe_seat(seat).astype(np.float32, copy=False)
+        if agent == self.agent_selection and not self._seat_done[seat]:
+            mask = self._legal_mask().astype(np.int8, copy=False)
+        else:
+            mask = np.zeros(self.num_actions, dtype=np.int8)
+        return {"observation": observation, "action_mask": mask}
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions of the agent to act (empty once it is done)."""
+        if not self.agents or self._seat_done[self.possible_agents.index(self.agent_selection)]:
+            return []
+        return [int(a) for a in np.flatnonzero(self._legal_mask())]
+
+    def legal_moves(self) -> list[str]:
+        """Legal actions of the agent to act, in the rules file's notation."""
+        return [self.action_to_str(a) for a in self.legal_actions()]
+
+    def check_action(self, action: Any) -> int:
+        """Return ``action`` as an int if it is legal now, else raise ValueError saying why."""
+        agent = self.agent_selection
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                action = int(action)
+            else:
+                raise ValueError(
+                    f"action must be an integer in [0, {self.num_actions}), got {action!r}"
+                )
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is out of range [0, {self.num_actions})")
+        if not self._legal_mask()[action]:
+            raise ValueError(
+                f"illegal action {action} ({self.action_to_str(action)}) for {agent}; "
+                f"legal: {', '.join(self.legal_moves()) or 'none'}"
+            )
+        return action
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = self.check_action(action)
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self._apply(action)
+        self._update_status()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _update_status(self) -> None:
+        """Read seat status from the kernel: new terminations, their rewards, who acts next."""
+        done, final = self._seat_status()
+        for seat, agent in enumerate(self.possible_agents):
+            if done[seat] and not self._seat_done[seat]:
+                self._seat_done[seat] = True
+                if agent in self.terminations:
+                    self.terminations[agent] = True
+                    self.rewards[agent] = float(final[seat])
+        if not done.all():
+            self.agent_selection = self.possible_agents[self._current_seat()]
+        elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
+            self.agent_selection = self.agents[0]
+        self._deads_step_first()
+
+    # ------------------------------------------------------------------ rendering
+    def render(self) -> Any:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; nothing to render.")
+            return None
+        if self.render_mode == "ansi":
+            return self._render_ansi()
+        frame = self._render_rgb()
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:
+            self._window = HumanWindow(self.metadata["name"], self.metadata.get("render_fps", 2))
+        self._window.show(frame)
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+
+def make_env(raw_cls: Callable[..., TurnBasedEnv]) -> Callable[..., AECEnv]:
+    """Build the ``env()`` constructor of a game: PettingZoo classic's wrapper stack.
+
+    An illegal action ends the game with -1 for the offender
+    (``TerminateIllegalWrapper``); out-of-space actions assert; call order is enforced.
+    """
+
+    def env(**kwargs: Any) -> AECEnv:
+        wrapped: AECEnv = raw_cls(**kwargs)
+        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        return wrappers.OrderEnforcingWrapper(wrapped)
+
+    env.__doc__ = f"{raw_cls.__name__} wrapped as PettingZoo classic envs are (illegal move = -1)."
+    return env
