@@ -53,7 +53,7 @@ class TurnBasedEnv(AECEnv):
         if render_mode is not None and render_mode not in modes:
             raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
         self.render_mode = render_mode
-        self.agents = []
+        self.agents: list[str] = []
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
@@ -139,7 +139,7 @@ class TurnBasedEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._seat_done = np.zeros(len(self.possible_agents), dtype=bool)
         self._skip_agent_selection = None
         self._update_status()

@@ -1,0 +1,116 @@
+"""Self-play throughput of every game, side by side with peers, in one run.
+
+Each game's module (``benchmarks/<game>.py``) measures its own rows with one harness:
+random self-play steps through the batched kernel (auto-reset on), mask + observation
+encoding separately, and the AEC ``env()`` playing random legal moves, plus the peers it
+is compared with (PettingZoo's ``tictactoe_v3`` ``env()``, pymunk for Moon Shot). Numba
+compile time is reported, never hidden in the rates.
+
+    arena bench                                  # all games, default batches, table + JSON
+    arena bench --games proteus --batch 1 1024 16384 --threads 2 --seconds 1.0
+    python -m benchmarks.throughput --quick      # a few seconds per game
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+GAMES = ("proteus", "virus_fight", "moon_shot")
+
+
+def _format_rate(rate: float) -> str:
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if rate >= scale:
+            return f"{rate / scale:.2f} {suffix}"
+    return f"{rate:.1f}"
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    """Print rows as a table (rich when installed, plain text otherwise)."""
+    headers = ["game", "config", "measure", "batch", "threads", "rate", "unit", "compile s"]
+    cells = [
+        [
+            str(r.get("game", "")),
+            str(r.get("config", "")),
+            str(r.get("measure", "")),
+            str(r.get("batch", "")),
+            str(r.get("threads", "")),
+            _format_rate(float(r["rate"])) if r.get("rate") is not None else "skipped",
+            str(r.get("unit", "")),
+            f"{r['compile_s']:.1f}" if r.get("compile_s") is not None else "",
+        ]
+        for r in rows
+    ]
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+        print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
+        for c in cells:
+            print("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=True)))
+        return
+    table = Table(title="Tabletop Arena throughput")
+    for h in headers:
+        table.add_column(h, justify="right" if h in ("batch", "threads", "rate") else "left")
+    for c in cells:
+        table.add_row(*c)
+    Console().print(table)
+
+
+def run(
+    games: list[str], batch_sizes: list[int], seconds: float, threads: int
+) -> list[dict[str, Any]]:
+    """Run each game's benchmark module and collect its rows."""
+    rows: list[dict[str, Any]] = []
+    for game in games:
+        module = importlib.import_module(f"benchmarks.{game}")
+        rows.extend(module.run(batch_sizes=batch_sizes, seconds=seconds, threads=threads))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``arena bench``: print the table and write the JSON report."""
+    parser = argparse.ArgumentParser(prog="arena bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
+    parser.add_argument("--batch", nargs="+", type=int, default=[1, 1024, 16384])
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    parser.add_argument("--quick", action="store_true", help="batch 1 and 1024, 0.3 s each")
+    parser.add_argument("--json", type=Path, default=Path("results/throughput.json"))
+    args = parser.parse_args(argv)
+    if any(b < 1 for b in args.batch):
+        parser.error("--batch sizes must be positive")
+    if args.threads < 1:
+        parser.error("--threads must be positive")
+    if args.quick:
+        args.batch, args.seconds = [1, 1024], 0.3
+    started = time.time()
+    rows = run(args.games, args.batch, args.seconds, args.threads)
+    print_table(rows)
+    report = {
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+        },
+        "args": {k: v for k, v in vars(args).items() if k != "json"},
+        "wall_s": round(time.time() - started, 2),
+        "rows": rows,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2))
+    print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
