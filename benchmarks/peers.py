@@ -1,0 +1,487 @@
+"""Random self-play throughput of our games beside the peers, one harness, one run.
+
+What is measured (every rate is *moves applied per second*, ``steps/s``; random legal moves
+on both sides; finished games restart at once):
+
+==============================  =============================================================
+measure                         loop
+==============================  =============================================================
+``kernel self-play``            ours: the batch facade (``envs.<game>.batch``),
+                                ``random_actions`` + ``step(auto_reset=True)``, B games/call
+``AEC env()``                   ours: ``envs.<game>_v0.env()``, ``last``/``step`` per move
+``peer pettingzoo env()``       PettingZoo classic ``tictactoe_v3`` / ``connect_four_v3``
+                                ``env()``, the same AEC loop as ours
+``peer openspiel C++ loop``     ``pyspiel.evaluate_bots`` with two C++ uniform-random bots:
+                                a whole game per Python call, moves counted from the history
+``peer openspiel python loop``  ``state.legal_actions()`` / ``apply_action`` from Python
+``peer pgx jit(vmap(step))``    Pgx on CPU: one jitted call per batch step that draws random
+                                legal actions and applies ``auto_reset(step)``; B games/call
+==============================  =============================================================
+
+Batched measures (ours, Pgx) run at every ``--batch`` size. The one-game loops
+(AEC, PettingZoo, OpenSpiel) cannot batch: they step ``B`` independent games round-robin
+(capped at ``--loop-games``), so their rate does not grow with B; the row's ``batch`` says
+how many games were live. Compile time (Numba, XLA) is measured on the first call and
+reported in ``compile_s``, never inside a rate. A peer that is not installed gives a row
+with ``rate: null`` and ``skipped: <reason>``.
+
+    python -m benchmarks.peers                       # default batches 1 1024 16384, 1 s each
+    python -m benchmarks.peers --batch 1 256 --seconds 0.5 --threads 2 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+Row = dict[str, Any]
+
+KERNEL = "kernel self-play"
+AEC = "AEC env()"
+PZ = "peer pettingzoo env()"
+OS_CPP = "peer openspiel C++ loop"
+OS_PY = "peer openspiel python loop"
+PGX = "peer pgx jit(vmap(step))"
+
+#: (peer measure, our measure it is compared with) for the ratio table.
+COMPARISONS = ((PGX, KERNEL), (OS_CPP, KERNEL), (OS_PY, AEC), (PZ, AEC))
+
+#: short column names of the ratio table
+SHORT = {PGX: "pgx", OS_CPP: "openspiel C++", OS_PY: "openspiel py", PZ: "pettingzoo"}
+
+#: peer games: (label, pettingzoo module, openspiel name, pgx name)
+PEER_GAMES = (
+    ("tic_tac_toe", "pettingzoo.classic.tictactoe_v3", "tic_tac_toe", "tic_tac_toe"),
+    ("connect_four", "pettingzoo.classic.connect_four_v3", "connect_four", "connect_four"),
+)
+
+
+def _row(
+    game: str,
+    config: str,
+    measure: str,
+    batch: int,
+    threads: int,
+    rate: float | None,
+    compile_s: float | None = None,
+    **extra: Any,
+) -> Row:
+    row: Row = {
+        "game": game,
+        "config": config,
+        "measure": measure,
+        "batch": batch,
+        "threads": threads,
+        "rate": None if rate is None else float(rate),
+        "unit": "steps/s",
+        "compile_s": compile_s,
+    }
+    row.update(extra)
+    return row
+
+
+def _timed(fn: Callable[[], int], seconds: float, sync: Callable[[], None] | None = None) -> float:
+    """Call ``fn`` (returns moves done) until ``seconds`` pass; moves per second."""
+    moves = 0
+    start = time.perf_counter()
+    while True:
+        moves += fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    if sync is not None:
+        sync()
+        elapsed = time.perf_counter() - start
+    return moves / elapsed
+
+
+# --------------------------------------------------------------------------- our games
+@dataclass
+class OurGame:
+    """One of our games as the harness sees it (constructors resolved lazily)."""
+
+    game: str
+    config: str
+    facade: Callable[[], Any] | None  # -> BatchGame; None when the game has no batch facade
+    aec: Callable[[], Any]  # -> PettingZoo AEC env()
+
+
+def _proteus_facade() -> Any:
+    module = importlib.import_module("envs.proteus.batch")
+    return _facade_class(module)()
+
+
+def _virus_fight_facade() -> Any:
+    module = importlib.import_module("envs.virus_fight.batch")
+    return module.VirusFightBatch(num_players=2)
+
+
+def _facade_class(module: Any) -> Any:
+    """The BatchGame class a game's ``batch`` module defines (its name is the game's choice)."""
+    for value in vars(module).values():
+        if (
+            isinstance(value, type)
+            and value.__module__ == module.__name__
+            and all(hasattr(value, m) for m in ("init", "step", "random_actions", "legal_mask"))
+        ):
+            return value
+    raise ImportError(f"{module.__name__} defines no batch facade class")
+
+
+def _aec(module: str, **kwargs: Any) -> Callable[[], Any]:
+    def make() -> Any:
+        return importlib.import_module(module).env(**kwargs)
+
+    return make
+
+
+OUR_GAMES = (
+    OurGame("proteus", "2p 3x3", _proteus_facade, _aec("envs.proteus_v0")),
+    OurGame("virus_fight", "2p 5x5", _virus_fight_facade, _aec("envs.virus_fight_v0")),
+    OurGame("moon_shot", "2p", None, _aec("envs.moon_shot_v0")),
+)
+
+
+def bench_facade(facade: Any, batch: int, seconds: float) -> tuple[float, float]:
+    """(steps/s, compile seconds) of random self-play through a BatchGame facade."""
+    t0 = time.perf_counter()
+    state = facade.init(batch, 0)
+    facade.step(state, facade.random_actions(state), auto_reset=True)  # compiles
+    compile_s = time.perf_counter() - t0
+
+    def one() -> int:
+        facade.step(state, facade.random_actions(state), auto_reset=True)
+        return batch
+
+    return _timed(one, seconds), compile_s
+
+
+def _random_action(env: Any, agent: str, obs: Any, rng: np.random.Generator) -> Any:
+    """A uniformly random legal action (masked discrete) or a random box action."""
+    if isinstance(obs, dict) and "action_mask" in obs:
+        legal = np.flatnonzero(obs["action_mask"])
+        return int(legal[rng.integers(len(legal))])
+    space = env.action_space(agent)
+    if hasattr(space, "n"):
+        return int(rng.integers(space.n))
+    low = np.maximum(space.low, -1.0)
+    high = np.minimum(space.high, 1.0)
+    return rng.uniform(low, high).astype(space.dtype)
+
+
+def bench_aec(make: Callable[[], Any], games: int, seconds: float) -> tuple[float, float]:
+    """(steps/s, first-game seconds) of random play through AEC envs, round-robin."""
+    rng = np.random.default_rng(0)
+    t0 = time.perf_counter()
+    envs = [make() for _ in range(games)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    first = envs[0]
+    # one full game on the first env (warms Numba caches) before timing
+    while first.agents:
+        obs, _, term, trunc, _ = first.last()
+        agent = first.agent_selection
+        first.step(None if term or trunc else _random_action(first, agent, obs, rng))
+    first.reset(seed=0)
+    compile_s = time.perf_counter() - t0
+
+    def one_round() -> int:
+        moves = 0
+        for env in envs:
+            if not env.agents:
+                env.reset()
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(_random_action(env, env.agent_selection, obs, rng))
+            moves += 1
+        return moves
+
+    return _timed(one_round, seconds), compile_s
+
+
+# --------------------------------------------------------------------------- peers
+def bench_openspiel_cpp(name: str, seconds: float) -> float:
+    """OpenSpiel's C++ game loop: evaluate_bots with C++ uniform random bots."""
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+    bots = [pyspiel.make_uniform_random_bot(p, 1234 + p) for p in range(game.num_players())]
+    seed = [0]
+
+    def one_game() -> int:
+        state = game.new_initial_state()
+        seed[0] += 1
+        pyspiel.evaluate_bots(state, bots, seed[0])  # plays in place, in C++
+        return len(state.history())
+
+    return _timed(one_game, seconds)
+
+
+def bench_openspiel_python(name: str, games: int, seconds: float) -> float:
+    """OpenSpiel driven from Python: legal_actions / apply_action per move."""
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+    rng = np.random.default_rng(0)
+    states = [game.new_initial_state() for _ in range(games)]
+
+    def one_round() -> int:
+        for i, state in enumerate(states):
+            if state.is_terminal():
+                state = states[i] = game.new_initial_state()
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+        return len(states)
+
+    return _timed(one_round, seconds)
+
+
+def bench_pgx(name: str, batch: int, seconds: float) -> tuple[float, float]:
+    """Pgx on CPU: jit(vmap) of init/step with random legal actions and auto-reset."""
+    import jax
+    import pgx
+    from pgx.experimental import act_randomly, auto_reset
+
+    env = pgx.make(name)
+    step = jax.vmap(auto_reset(env.step, env.init))
+
+    @jax.jit
+    def body(state: Any, key: Any) -> tuple[Any, Any]:
+        key, k_act, k_step = jax.random.split(key, 3)
+        action = act_randomly(k_act, state.legal_action_mask)
+        state = step(state, action, jax.random.split(k_step, batch))
+        return state, key
+
+    t0 = time.perf_counter()
+    key = jax.random.PRNGKey(0)
+    key, sub = jax.random.split(key)
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(sub, batch))
+    state, key = body(state, key)
+    jax.block_until_ready(state)
+    compile_s = time.perf_counter() - t0
+    holder = [state, key]
+
+    def one() -> int:
+        holder[0], holder[1] = body(holder[0], holder[1])
+        return batch
+
+    return _timed(one, seconds, sync=lambda: jax.block_until_ready(holder[0])), compile_s
+
+
+def _skip(reason: BaseException | str) -> str:
+    if isinstance(reason, BaseException):
+        return f"{type(reason).__name__}: {reason}".splitlines()[0][:160]
+    return reason
+
+
+def _installed(module: str) -> str | None:
+    """None if ``module`` imports, else the reason it does not."""
+    try:
+        importlib.import_module(module)
+    except Exception as exc:  # any import failure means the peer is not usable here
+        return f"not installed ({_skip(exc)})"
+    return None
+
+
+def run(batch_sizes: list[int], seconds: float, threads: int, loop_games: int = 64) -> list[Row]:
+    """All rows: our games then the peers, at every batch size."""
+    try:
+        import numba
+
+        numba.set_num_threads(min(threads, int(numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - numba is a core dependency
+        pass
+    rows: list[Row] = []
+    loop_sizes = sorted({min(b, loop_games) for b in batch_sizes})
+    for g in OUR_GAMES:
+        for b in batch_sizes:
+            if g.facade is None:
+                rows.append(
+                    _row(g.game, g.config, KERNEL, b, threads, None, skipped="no batch facade")
+                )
+                continue
+            try:
+                rate, comp = bench_facade(g.facade(), b, seconds)
+                rows.append(_row(g.game, g.config, KERNEL, b, threads, rate, round(comp, 2)))
+            except Exception as exc:  # a game not landed yet is reported, not fatal
+                rows.append(_row(g.game, g.config, KERNEL, b, threads, None, skipped=_skip(exc)))
+        for b in loop_sizes:
+            try:
+                rate, comp = bench_aec(g.aec, b, seconds)
+                rows.append(_row(g.game, g.config, AEC, b, 1, rate, round(comp, 2)))
+            except Exception as exc:
+                rows.append(_row(g.game, g.config, AEC, b, 1, None, skipped=_skip(exc)))
+
+    missing = {m: _installed(m) for m in ("pettingzoo.classic", "pyspiel", "pgx")}
+    for label, pz_module, os_name, pgx_name in PEER_GAMES:
+        config = "2p"
+        for b in loop_sizes:
+            if missing["pettingzoo.classic"]:
+                rows.append(
+                    _row(label, config, PZ, b, 1, None, skipped=missing["pettingzoo.classic"])
+                )
+            else:
+                rate, comp = bench_aec(_aec(pz_module), b, seconds)
+                rows.append(_row(label, config, PZ, b, 1, rate, None))
+            if missing["pyspiel"]:
+                rows.append(_row(label, config, OS_PY, b, 1, None, skipped=missing["pyspiel"]))
+            else:
+                rate = bench_openspiel_python(os_name, b, seconds)
+                rows.append(_row(label, config, OS_PY, b, 1, rate, None))
+        if missing["pyspiel"]:
+            rows.append(_row(label, config, OS_CPP, 1, 1, None, skipped=missing["pyspiel"]))
+        else:
+            rate = bench_openspiel_cpp(os_name, seconds)
+            rows.append(_row(label, config, OS_CPP, 1, 1, rate, None))
+        for b in batch_sizes:
+            if missing["pgx"]:
+                rows.append(_row(label, config, PGX, b, threads, None, skipped=missing["pgx"]))
+                continue
+            try:
+                rate, comp = bench_pgx(pgx_name, b, seconds)
+                rows.append(_row(label, config, PGX, b, threads, rate, round(comp, 2)))
+            except Exception as exc:
+                rows.append(_row(label, config, PGX, b, threads, None, skipped=_skip(exc)))
+    return rows
+
+
+def _peer_rate(rows: list[Row], game: str, measure: str, batch: int) -> float | None:
+    """The peer's rate at ``batch``; one-game loops use their largest measured batch <= it."""
+    cands = [
+        r for r in rows if r["game"] == game and r["measure"] == measure and r["rate"] is not None
+    ]
+    exact = [r for r in cands if r["batch"] == batch]
+    if exact:
+        return float(exact[0]["rate"])
+    below = [r for r in cands if r["batch"] <= batch]
+    if measure in (PGX,) or not below:
+        return None
+    return float(max(below, key=lambda r: r["batch"])["rate"])
+
+
+def ratios(rows: list[Row]) -> list[Row]:
+    """Ours / peer for each like-for-like pair: (our measure, peer measure, batch)."""
+    out: list[Row] = []
+    for ours in rows:
+        if ours["rate"] is None or not any(ours["measure"] == m for _, m in COMPARISONS):
+            continue
+        if ours["game"] in {p[0] for p in PEER_GAMES}:
+            continue
+        entry: Row = {
+            "game": ours["game"],
+            "config": ours["config"],
+            "measure": ours["measure"],
+            "batch": ours["batch"],
+            "rate": ours["rate"],
+        }
+        for peer_measure, our_measure in COMPARISONS:
+            if our_measure != ours["measure"]:
+                continue
+            for label, *_ in PEER_GAMES:
+                peer = _peer_rate(rows, label, peer_measure, ours["batch"])
+                key = f"vs {SHORT[peer_measure]} {label}"
+                entry[key] = None if peer is None else ours["rate"] / peer
+        out.append(entry)
+    return out
+
+
+def _fmt(rate: float | None) -> str:
+    if rate is None:
+        return "skipped"
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if rate >= scale:
+            return f"{rate / scale:.2f} {suffix}"
+    return f"{rate:.1f}"
+
+
+def markdown(rows: list[Row], table: list[Row]) -> str:
+    """Both tables as Markdown (what docs/benchmarks.md shows)."""
+    lines = [
+        "| game | config | measure | batch | threads | steps/s | compile s |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        comp = "" if r.get("compile_s") is None else f"{r['compile_s']:.1f}"
+        lines.append(
+            f"| {r['game']} | {r['config']} | {r['measure']} | {r['batch']} | {r['threads']} "
+            f"| {_fmt(r['rate'])} | {comp} |"
+        )
+    keys = sorted({k for e in table for k in e if k.startswith("vs ")})
+    if table:
+        lines += ["", "| ours | measure | batch | " + " | ".join(keys) + " |"]
+        lines.append("|---|---|---:|" + "---:|" * len(keys))
+        for e in table:
+            cells = [
+                "" if k not in e else ("n/a" if e[k] is None else f"{e[k]:.2f}x") for k in keys
+            ]
+            lines.append(
+                f"| {e['game']} | {e['measure']} | {e['batch']} | " + " | ".join(cells) + " |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.peers``: print the rows and ratios, write the JSON report."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.peers", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--batch", nargs="+", type=int, default=[1, 1024, 16384])
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument(
+        "--loop-games", type=int, default=64, help="most live games for the one-game loops"
+    )
+    parser.add_argument("--json", type=Path, default=Path("results/peers.json"))
+    args = parser.parse_args(argv)
+    if any(b < 1 for b in args.batch):
+        parser.error("--batch sizes must be positive")
+    if args.threads < 1 or args.loop_games < 1 or args.seconds <= 0:
+        parser.error("--threads, --loop-games and --seconds must be positive")
+    started = time.time()
+    rows = run(args.batch, args.seconds, args.threads, args.loop_games)
+    table = ratios(rows)
+    print(markdown(rows, table))
+    for r in rows:
+        if r.get("skipped"):
+            print(f"skipped: {r['game']} {r['measure']} B={r['batch']}: {r['skipped']}")
+    versions: dict[str, str | None] = {}
+    for dist in ("numba", "pettingzoo", "open-spiel", "pgx", "jax"):
+        try:
+            from importlib.metadata import version
+
+            versions[dist] = version(dist)
+        except Exception:
+            versions[dist] = None
+    report = {
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+        },
+        "versions": versions,
+        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "wall_s": round(time.time() - started, 2),
+        "rows": rows,
+        "ratios": table,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2))
+    print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
