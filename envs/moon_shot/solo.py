@@ -1,0 +1,214 @@
+"""``MoonShotSolo-v0``: one player practising shots (MS-21), a Gymnasium single-agent env.
+
+| Import | ``gymnasium.make("MoonShotSolo-v0")`` after ``import envs.moon_shot`` |
+|---|---|
+| Actions | ``Box(-1, 1, (4,), float32)``: aim, speed, strike height, spin offset (MS-5) |
+| Observations | ``Box((8,), float32)``, see the table below |
+| Reward | the shot's points (MS-13: 2 controlled, 1 crash landing, 0 otherwise); a crack gives ``-(points so far)`` (MS-21) |
+| Termination | colony, crack, or ``max_shots`` shots taken (MS-21; the shots left are observed, so this is a termination) |
+| Truncation | never (outside time limits may add one) |
+| Render modes | ``ansi``, ``rgb_array`` (fixed ``256x480x3`` frame, the last shot's trajectories), ``human`` (pygame replay) |
+
+Observation:
+
+| index | meaning |
+|---|---|
+| 0 | points so far |
+| 1 | shots taken |
+| 2 | shots left (``max_shots`` - shots taken) |
+| 3 | tube distance in metres (MS-3) |
+| 4 | close tube variant (0/1) |
+| 5 | full landing variant (0/1) |
+| 6 | full colony variant (0/1) |
+| 7 | noise scale (MS-6) |
+
+Arguments: ``noise`` (1.0; 0 makes shots deterministic), ``close_tube``, ``full_landing``,
+``full_colony`` (MS-20), ``tube_distance`` (None: the variant's minimum), ``max_shots`` (20),
+``params`` (a :class:`~envs.moon_shot.params.PhysicsParams`), ``render_mode``.
+
+Seeding: ``reset(seed=s)`` seeds the episode keys; the noise of shot ``t`` depends only on
+the episode key and ``t``, so :class:`~envs.moon_shot.vector.MoonShotSoloVectorEnv` with
+``reset(seed=s)`` plays sub-env ``i`` exactly like this env reset with ``seed=s + i``.
+
+Version history: v0 — first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from envs.moon_shot import game
+from envs.moon_shot.env import ACTION_SIZE, MoonShotConfig, Shots, check_actions, run_shots
+from envs.moon_shot.params import PhysicsParams
+
+SOLO_OBS_SIZE = 8
+
+
+class SoloConfig:
+    """Static configuration of solo practice: the game config plus ``max_shots`` (MS-21)."""
+
+    def __init__(
+        self,
+        noise: float = 1.0,
+        close_tube: bool = False,
+        full_landing: bool = False,
+        full_colony: bool = False,
+        tube_distance: float | None = None,
+        max_shots: int = 20,
+        params: PhysicsParams | None = None,
+    ) -> None:
+        if int(max_shots) != max_shots or max_shots < 1:
+            raise ValueError(f"max_shots must be an integer >= 1, got {max_shots}")
+        self.max_shots = int(max_shots)
+        self.game = MoonShotConfig(
+            num_players=1,
+            noise=noise,
+            close_tube=close_tube,
+            full_landing=full_landing,
+            full_colony=full_colony,
+            tube_distance=tube_distance,
+            params=PhysicsParams() if params is None else params,
+        )
+
+    def observation_space(self) -> spaces.Box:
+        g = self.game
+        n = self.max_shots
+        high = np.array(
+            [2 * n, n, n, max(g.distance, 1.0), 1, 1, 1, max(g.noise, 1.0)], dtype=np.float32
+        )
+        return spaces.Box(np.zeros(SOLO_OBS_SIZE, np.float32), high, dtype=np.float32)
+
+    def observe(self, state: game.SoloState) -> np.ndarray:
+        """(N, 8) float32 observations."""
+        g = self.game
+        n = state.points.shape[0]
+        pts = np.where(state.outcome == game.CRACK_END, 0, state.points)
+        return np.stack(
+            [
+                pts.astype(np.float64),
+                state.shots.astype(np.float64),
+                (self.max_shots - state.shots).astype(np.float64),
+                np.full(n, g.distance),
+                np.full(n, float(g.close_tube)),
+                np.full(n, float(g.full_landing)),
+                np.full(n, float(g.full_colony)),
+                np.full(n, float(g.noise)),
+            ],
+            axis=1,
+        ).astype(np.float32)
+
+    def shoot(
+        self, state: game.SoloState, actions: np.ndarray, record: bool = False
+    ) -> tuple[np.ndarray, Shots]:
+        """One shot for every game of ``state`` (ONE physics call); returns (rewards, shots)."""
+        seeds = game.shot_seeds(state.key, state.shots)
+        shots = run_shots(actions, seeds, self.game, record=record)
+        sc = shots.score
+        reward = game.solo_step(state, sc.points, sc.crack, sc.colony, self.max_shots)
+        return reward, shots
+
+
+def solo_info(shots: Shots, m: int, state: game.SoloState) -> dict[str, Any]:
+    info = shots.info(m)
+    if state.done[m]:
+        info["outcome"] = game.OUTCOME_NAMES[int(state.outcome[m])]
+    return info
+
+
+def new_key(rng: np.random.Generator) -> np.ndarray:
+    """A fresh per-episode uint64 key drawn from an env's own generator."""
+    return rng.integers(0, np.iinfo(np.uint64).max, size=1, dtype=np.uint64, endpoint=True)
+
+
+class MoonShotSoloEnv(gym.Env):
+    """Solo Moon Shot (MS-21); see the module docstring for the reference table."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 30}
+
+    def __init__(
+        self,
+        noise: float = 1.0,
+        close_tube: bool = False,
+        full_landing: bool = False,
+        full_colony: bool = False,
+        tube_distance: float | None = None,
+        max_shots: int = 20,
+        params: PhysicsParams | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        self.config = SoloConfig(
+            noise, close_tube, full_landing, full_colony, tube_distance, max_shots, params
+        )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self.observation_space = self.config.observation_space()
+        self.action_space = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
+        self.state = game.new_solo(1)
+        self.last_shot: Shots | None = None
+        self._window: Any = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        self.state = game.new_solo(1, new_key(self.np_random))
+        self.last_shot = None
+        return self.config.observe(self.state)[0], {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self.state.done[0]:
+            raise ValueError("step() called after the episode ended: call reset() first")
+        a = check_actions(np.reshape(action, (1, -1)) if np.ndim(action) == 1 else action, 1)
+        reward, shots = self.config.shoot(self.state, a, record=self.render_mode is not None)
+        self.last_shot = shots
+        if self.render_mode == "human":
+            self.render()
+        return (
+            self.config.observe(self.state)[0],
+            float(reward[0]),
+            bool(self.state.done[0]),
+            False,
+            solo_info(shots, 0, self.state),
+        )
+
+    def render(self) -> Any:
+        from envs.moon_shot import render as ms_render
+
+        cfg = self.config.game
+        shots = self.last_shot
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            st = self.state
+            text = (
+                f"Moon Shot solo: {int(st.points[0])} points after {int(st.shots[0])}/"
+                f"{self.config.max_shots} shots, tube at {cfg.distance * 1000:.0f} mm"
+            )
+            if shots is not None:
+                text += "\nlast shot: " + ms_render.shot_line(shots, 0)
+            if st.done[0]:
+                text += f"\nepisode over ({game.OUTCOME_NAMES[int(st.outcome[0])]})"
+            return text
+        if self.render_mode == "rgb_array":
+            return ms_render.rgb_shot(cfg, shots, 0)
+        if self._window is None:
+            self._window = ms_render.ShotReplay("Moon Shot solo", self.metadata["render_fps"])
+        key = int(self.state.shots[0])
+        if self._window.seen(key):
+            self._window.play([ms_render.rgb_shot(cfg, shots, 0)], key)
+        else:
+            self._window.play(ms_render.replay_shot(cfg, shots, 0), key)
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None

@@ -1,0 +1,170 @@
+"""``MoonShotSolo-v0`` as a native Gymnasium ``VectorEnv``: N solo episodes, one physics call.
+
+``gymnasium.make_vec("MoonShotSolo-v0", num_envs=N, vectorization_mode="vector_entry_point")``
+or ``MoonShotSoloVectorEnv(N, ...)``. Every ``step`` simulates the shots of all running
+sub-envs in ONE batched physics call (no loop over sub-envs), then scores them with the
+vectorised MS-21 rules.
+
+Autoreset (Gymnasium 1.x, ``metadata["autoreset_mode"]``):
+
+* ``NEXT_STEP`` (default): a sub-env that ended in step t is reset in step t + 1; its action
+  there is ignored, it returns the first observation of the new episode, reward 0 and
+  ``terminated = truncated = False``.
+* ``SAME_STEP``: a sub-env that ends is reset at once; the returned observation is the new
+  episode's first one and ``infos["final_obs"]`` / ``infos["final_info"]`` hold the last ones.
+
+Seeding follows ``SyncVectorEnv``: ``reset(seed=s)`` seeds sub-env ``i`` with ``s + i`` (a
+list seeds each one), so sub-env ``i`` plays exactly like ``MoonShotSoloEnv`` reset with
+that seed and given the same actions (later episodes draw their keys from the sub-env's own
+generator, as the single env does on ``reset()`` without a seed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from envs.moon_shot import game
+from envs.moon_shot.env import ACTION_SIZE, check_actions
+from envs.moon_shot.params import PhysicsParams
+from envs.moon_shot.solo import SoloConfig, new_key, solo_info
+
+
+class MoonShotSoloVectorEnv(VectorEnv):
+    """N solo Moon Shot episodes (MS-21) stepped together; see the module docstring."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": ["rgb_array"],
+        "render_fps": 30,
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        noise: float = 1.0,
+        close_tube: bool = False,
+        full_landing: bool = False,
+        full_colony: bool = False,
+        tube_distance: float | None = None,
+        max_shots: int = 20,
+        params: PhysicsParams | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
+    ) -> None:
+        if int(num_envs) != num_envs or num_envs < 1:
+            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs}")
+        mode = AutoresetMode(autoreset_mode)
+        if mode == AutoresetMode.DISABLED:
+            raise ValueError("autoreset_mode DISABLED is not supported: use NEXT_STEP or SAME_STEP")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be 'rgb_array' or None, got {render_mode!r}")
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self.autoreset_mode = mode
+        self.render_mode = render_mode
+        self.num_envs = int(num_envs)
+        self.config = SoloConfig(
+            noise, close_tube, full_landing, full_colony, tube_distance, max_shots, params
+        )
+        self.single_observation_space = self.config.observation_space()
+        self.single_action_space = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._rngs = [np.random.default_rng() for _ in range(self.num_envs)]
+        self.state = game.new_solo(self.num_envs)
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._last_shots: Any = None
+        self._last_index = np.zeros(self.num_envs, dtype=np.int64) - 1
+
+    def _new_keys(self, idx: np.ndarray) -> np.ndarray:
+        return (
+            np.concatenate([new_key(self._rngs[i]) for i in idx])
+            if len(idx)
+            else np.zeros(0, np.uint64)
+        )
+
+    def _reset_envs(self, idx: np.ndarray) -> None:
+        fresh = game.new_solo(len(idx), self._new_keys(idx))
+        for name, value in fresh.__dict__.items():
+            getattr(self.state, name)[idx] = value
+        self._last_index[idx] = -1
+
+    def reset(
+        self,
+        *,
+        seed: int | list[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is not None:
+            seeds = (
+                [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
+            )
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
+            for i, s in enumerate(seeds):
+                if s is not None:
+                    self._rngs[i], _ = seeding.np_random(s)
+            self._np_random, self._np_random_seed = seeding.np_random(seeds[0])
+        self.state = game.new_solo(self.num_envs)
+        self._reset_envs(np.arange(self.num_envs))
+        self._autoreset[:] = False
+        return self.config.observe(self.state), {}
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        n = self.num_envs
+        a = check_actions(actions, n)
+        rewards = np.zeros(n, dtype=np.float64)
+        terms = np.zeros(n, dtype=bool)
+        truncs = np.zeros(n, dtype=bool)
+        infos: dict[str, Any] = {}
+        shoot = np.arange(n)
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            resetting = np.flatnonzero(self._autoreset)
+            self._reset_envs(resetting)
+            shoot = np.flatnonzero(~self._autoreset)
+        if len(shoot):
+            sub = self.state.copy()
+            sub_state = game.SoloState(**{k: v[shoot] for k, v in sub.__dict__.items()})
+            r, shots = self.config.shoot(sub_state, a[shoot], record=self.render_mode is not None)
+            for name, value in sub_state.__dict__.items():
+                getattr(self.state, name)[shoot] = value
+            rewards[shoot] = r
+            terms[shoot] = sub_state.done
+            self._last_shots = shots
+            self._last_index[:] = -1
+            self._last_index[shoot] = np.arange(len(shoot))
+            for j, i in enumerate(shoot):
+                infos = self._add_info(infos, solo_info(shots, j, sub_state), int(i))
+        obs = self.config.observe(self.state)
+        if self.autoreset_mode == AutoresetMode.SAME_STEP:
+            ended = np.flatnonzero(terms)
+            if len(ended):
+                for i in ended:
+                    final = {
+                        "final_obs": obs[i].copy(),
+                        "final_info": solo_info(shots, int(i), sub_state),
+                    }
+                    infos = self._add_info(infos, final, int(i))
+                self._reset_envs(ended)
+                obs = self.config.observe(self.state)
+        self._autoreset = terms | truncs
+        return obs, rewards, terms, truncs, infos
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        """One fixed-size frame per sub-env showing its last shot (``rgb_array``)."""
+        from envs.moon_shot import render as ms_render
+
+        if self.render_mode is None:
+            return None
+        cfg = self.config.game
+        return tuple(
+            ms_render.rgb_shot(cfg, self._last_shots if m >= 0 else None, max(m, 0))
+            for m in self._last_index.tolist()
+        )
