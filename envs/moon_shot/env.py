@@ -494,6 +494,7 @@ class MoonShotParallelEnv(ParallelEnv):
         P = self.config.num_players
         st = self.state
         many = game.GameState(**{k: np.repeat(v, P, axis=0) for k, v in st.__dict__.items()})
+        many.seat = np.arange(P, dtype=np.int64)  # everybody shoots now (MS-18)
         obs = observe(many, np.arange(P), self.config)
         return {a: obs[self.agent_name_mapping[a]] for a in self.agents}
 

@@ -417,3 +417,60 @@ def test_shot_seeds_depend_only_on_key_and_counter():
     s2 = game.shot_seeds(keys[::-1], np.arange(5)[::-1])
     assert np.array_equal(s1, s2[::-1])
     assert not np.array_equal(game.shot_seeds(keys, np.zeros(5)), game.shot_seeds(keys, np.ones(5)))
+
+
+# ---------------------------------------------------------------- hand-placed poses + geometry
+# The physics geometry decides MS-10 (footprint vs tube interior) for poses placed by hand;
+# scoring then decides the shot. Default tube: mouth at 0.16 m, interior 0.16..0.318 m,
+# |y| < 0.02 m. The small's centre of mass is s/3 = 8.8 mm ahead of its base, 17.6 mm
+# behind its apex.
+
+FAR = (0.0, 0.06, 0.0)  # a piece lying on the table beside the tree
+
+
+def geo_score(small=FAR, medium=FAR, large=(0.0, -0.06, 0.0), **variants):
+    from envs.moon_shot import geometry
+
+    p = poses(small, medium, large)[None]
+    over, full = geometry.in_tube(p)
+    s = score_shots(over, full, p, np.ones((1, 3), bool), **variants)
+    return int(s.points[0]), int(s.kind[0])
+
+
+def test_ms10_geometry_piece_inside_outside_and_straddling():
+    assert geo_score(small=(0.25, 0.0, np.pi)) == (2, CONTROLLED)  # wholly inside
+    assert geo_score(small=(0.15, 0.0, np.pi)) == (0, NOTHING)  # short of the mouth
+    assert geo_score(small=(0.25, 0.035, np.pi)) == (0, NOTHING)  # beside the tube
+    assert geo_score(small=(0.40, 0.0, np.pi)) == (0, NOTHING)  # behind the closed end
+    # straddling the mouth: positive overlap counts, but not for the full-landing variant
+    assert geo_score(small=(0.165, 0.0, np.pi)) == (2, CONTROLLED)
+    assert geo_score(small=(0.165, 0.0, np.pi), full_landing=True) == (0, NOTHING)
+    assert geo_score(small=(0.25, 0.0, np.pi), full_landing=True) == (2, CONTROLLED)
+
+
+def test_ms11_geometry_large_at_the_mouth_cracks():
+    pts, kind = geo_score(
+        small=(0.25, 0.0, np.pi), medium=(0.28, 0.0, 0.0), large=(0.155, 0.0, 0.0)
+    )
+    assert (pts, kind) == (0, CRACK)
+    # base 15.4 mm behind the centre of mass: at x = 0.14 it stays short of the mouth
+    assert geo_score(large=(0.14, 0.0, np.pi))[1] == NOTHING
+    assert geo_score(large=(0.146, 0.0, np.pi))[1] == CRACK
+
+
+def test_ms12_geometry_colony_and_full_colony():
+    inside = dict(small=(0.25, 0.0, np.pi), medium=(0.28, 0.0, 0.0))
+    assert geo_score(**inside) == (2, COLONY)
+    straddle = dict(small=(0.25, 0.0, 0.0), medium=(0.165, 0.0, np.pi))
+    assert geo_score(**straddle) == (1, COLONY)
+    assert geo_score(**straddle, full_colony=True) == (1, CRASH)
+    assert geo_score(**inside, full_colony=True) == (2, COLONY)
+
+
+def test_ms13_geometry_heading_against_direction_to_origin():
+    # at (0.25, +0.01) the origin lies at 182.3 deg; a heading of 91 deg is 91.3 deg off it
+    # (a crash) although it is only 89 deg off the -x axis
+    assert geo_score(small=(0.25, 0.01, np.deg2rad(91))) == (1, CRASH)
+    # mirrored position: the origin lies at 177.7 deg, 86.7 deg off: controlled
+    assert geo_score(small=(0.25, -0.01, np.deg2rad(91))) == (2, CONTROLLED)
+    assert geo_score(medium=(0.25, 0.0, np.pi)) == (0, NOTHING)  # medium alone
