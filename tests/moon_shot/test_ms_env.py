@@ -382,3 +382,40 @@ def test_parallel_bad_actions():
         clipped.step({"player_0": AIM, "player_1": np.array([np.inf, 0, 0, 0])})
     clipped.step({"player_0": AIM, "player_1": AIM * 2})
     assert clipped.state.turn[0] == 1
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {"full_landing": True},
+        {"full_colony": True},
+        {"close_tube": True},
+        {"tube_distance": 0.2},
+        {"close_tube": True, "full_landing": True, "full_colony": True},
+    ],
+)
+def test_variants_reach_physics_and_scoring(variant):
+    """MS-3/MS-20 parameters: the tube distance goes to the physics, the flags to scoring."""
+    cfg = MoonShotConfig(**variant)
+    want = variant.get("tube_distance", 0.08 if variant.get("close_tube") else 0.16)
+    assert cfg.distance == pytest.approx(want)
+    acts = np.random.default_rng(1).uniform(-1, 1, (300, 4))
+    shots = run_shots(acts, np.arange(300, dtype=np.uint64), cfg)
+    over, full = geometry.in_tube(shots.poses, want, cfg.params)
+    assert np.array_equal(over & shots.toppled, shots.in_tube & shots.toppled)
+    again = score_shots(
+        over,
+        full,
+        shots.poses,
+        shots.toppled,
+        full_landing=bool(variant.get("full_landing")),
+        full_colony=bool(variant.get("full_colony")),
+    )
+    assert np.array_equal(again.kind, shots.score.kind)
+    env = moon_shot_v0.raw_env(**variant)
+    env.reset(seed=0)
+    obs = env.observe("player_0")
+    assert obs[2 * 2 + 4] == pytest.approx(want)
+    assert obs[2 * 2 + 5 : 2 * 2 + 8].tolist() == [
+        float(bool(variant.get(k))) for k in ("close_tube", "full_landing", "full_colony")
+    ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envs.moon_shot import game
@@ -206,3 +206,61 @@ def test_scoring_matches_reference(shots, full_landing, full_colony):
             assert int(got.points[i]) == pts
         assert bool(got.crack[i]) == crack and bool(got.landed[i]) == landed
         assert bool(got.colony[i]) == (colony and not crack)
+
+
+# ----------------------------------------------------------------------------- through the envs
+
+
+@settings(max_examples=12)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 4),
+    max_rounds=st.integers(1, 5),
+    target=st.one_of(st.none(), st.integers(1, 4)),
+)
+def test_aec_env_games_match_reference(seed, n, max_rounds, target):
+    """Random games through the AEC env end exactly as the reference says (MS-10..MS-19)."""
+    from envs import moon_shot_v0
+
+    env = moon_shot_v0.raw_env(num_players=n, max_rounds=max_rounds, target_score=target)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    values = []
+    while not env.state.done[0]:
+        shooter = env.agent_selection
+        env.step(rng.uniform(-1, 1, 4))
+        shot = env.infos[shooter]["last_shot"]
+        assert shot["shooter"] == shooter
+        ref = ref_score(
+            shot["in_tube"], shot["fully_in_tube"], shot["poses"][0], shot["toppled"], False, False
+        )
+        assert ref[0] is None or ref[0] == shot["points"]
+        values.append((shot["points"], ref[1], ref[2] and not ref[1], ref[3]))
+    scores, rewards, used = ref_turn_game(n, values, max_rounds, target)
+    assert used == len(values)
+    assert env.state.scores[0].tolist() == scores
+    assert [env.rewards[a] for a in env.possible_agents] == rewards
+
+
+@settings(max_examples=8)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), max_rounds=st.integers(1, 4))
+def test_realtime_env_games_match_reference(seed, n, max_rounds):
+    from envs import moon_shot_v0
+
+    env = moon_shot_v0.parallel_env(num_players=n, max_rounds=max_rounds, target_score=3)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    steps = []
+    while env.agents:
+        _, rewards, _, _, infos = env.step({a: rng.uniform(-1, 1, 4) for a in env.agents})
+        step = []
+        for a in env.possible_agents:
+            s = infos[a]["last_shot"]
+            r = ref_score(
+                s["in_tube"], s["fully_in_tube"], s["poses"][0], s["toppled"], False, False
+            )
+            step.append((s["points"], r[1], r[2] and not r[1], r[3]))
+        steps.append(step)
+    scores, ref_rewards, used = ref_realtime_game(n, steps, max_rounds, 3)
+    assert used == len(steps) and env.state.scores[0].tolist() == scores
+    assert [rewards[a] for a in env.possible_agents] == ref_rewards
