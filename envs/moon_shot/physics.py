@@ -516,22 +516,33 @@ def _apply_contact(
     if vn < 0.0:
         if -vn <= P[I_BOUNCE_THRESHOLD]:
             e = 0.0
-        ran = rax * ny - ray * nx
-        rbn = rbx * ny - rby * nx
-        kn = ima + imb + iia * ran * ran + iib * rbn * rbn
-        jn = -(1.0 + e) * vn / kn
+        # Newton restitution on the final normal velocity + Coulomb friction, with the
+        # normal/tangential coupling of the 2x2 contact mass matrix (as an iterative solver
+        # such as pymunk's converges to): try sticking, else slide at the cone's edge.
         tx = -ny
         ty = nx
         vt = rvx * tx + rvy * ty
+        ran = rax * ny - ray * nx
+        rbn = rbx * ny - rby * nx
         rat = rax * ty - ray * tx
         rbt = rbx * ty - rby * tx
-        kt = ima + imb + iia * rat * rat + iib * rbt * rbt
-        jt = -vt / kt
-        lim = P[I_MU_CONTACT] * jn
-        if jt > lim:
-            jt = lim
-        elif jt < -lim:
-            jt = -lim
+        knn = ima + imb + iia * ran * ran + iib * rbn * rbn
+        ktt = ima + imb + iia * rat * rat + iib * rbt * rbt
+        knt = iia * ran * rat + iib * rbn * rbt
+        bn = -(1.0 + e) * vn
+        bt = -vt
+        det = knn * ktt - knt * knt
+        muc = P[I_MU_CONTACT]
+        jn = (ktt * bn - knt * bt) / det
+        jt = (knn * bt - knt * bn) / det
+        if not (jn > 0.0 and abs(jt) <= muc * jn):
+            sg = 1.0 if vt > 0.0 else (-1.0 if vt < 0.0 else 0.0)
+            den = knn - sg * muc * knt
+            if den < 0.1 * knn:  # degenerate (Painleve-like) case: drop friction
+                den = knn
+                sg = 0.0
+            jn = bn / den
+            jt = -sg * muc * jn
         jx = jn * nx + jt * tx
         jy = jn * ny + jt * ty
         if ia >= 0:
@@ -654,11 +665,13 @@ def _choose_h(
     hmax: float,
     dt: float,
     sb: np.ndarray,
-) -> float:
+) -> tuple[float, bool]:
     """Conservative advancement: the largest substep (<= hmax) in which no point of a piece
-    can move more than its gap to any obstacle, or at least max_substep_travel."""
+    can move more than its gap to any obstacle, or at least max_substep_travel. Also says
+    whether any contact is possible within hmax at all (else contacts need no check)."""
     delta = P[I_SUBSTEP_TRAVEL]
     h = hmax
+    near = False
     for k in range(3):
         sb[k] = _speed_bound(P, st, k, dt) if active[k] else 0.0
     for i in range(3):
@@ -674,6 +687,10 @@ def _choose_h(
             rj = P[I_PIECE0 + j * PIECE_STRIDE + PK_R]
             dx = st[j, SX] - st[i, SX]
             dy = st[j, SY] - st[i, SY]
+            reach = ri + rj + sp * hmax
+            if dx * dx + dy * dy >= reach * reach:
+                continue
+            near = True
             gap = math.sqrt(dx * dx + dy * dy) - ri - rj
             if gap < sp * h:
                 _refresh_poly(P, st, polys, valid, i)
@@ -687,6 +704,9 @@ def _choose_h(
             continue
         for w in range(3):
             gap = _circle_rect_gap(st[i, SX], st[i, SY], ri, walls[w])
+            if gap >= sb[i] * hmax:
+                continue
+            near = True
             if gap < sb[i] * h:
                 _refresh_poly(P, st, polys, valid, i)
                 sep, _, _ = nb_sat(walls[w], polys[i])
@@ -694,7 +714,7 @@ def _choose_h(
                 hp = max(gap, delta) / sb[i]
                 if hp < h:
                     h = hp
-    return h
+    return h, near
 
 
 @njit(cache=True)
@@ -792,7 +812,7 @@ def run_shot(
         t_in = 0.0
         while t_in < dt:
             valid[:] = False
-            h = _choose_h(P, st, active, ignore, walls, polys, valid, dt - t_in, dt, sb)
+            h, near = _choose_h(P, st, active, ignore, walls, polys, valid, dt - t_in, dt, sb)
             if dt - t_in - h < 1e-12 * dt:
                 h = dt - t_in
             anymove = False
@@ -802,8 +822,10 @@ def run_shot(
                     substeps += 1
                     anymove = True
             valid[:] = False
-            _update_ignore(P, st, active, ignore, polys, valid)
-            _resolve_contacts(P, st, active, ignore, walls, polys, valid)
+            if ignore[0] or ignore[1] or ignore[2]:
+                _update_ignore(P, st, active, ignore, polys, valid)
+            if near:
+                _resolve_contacts(P, st, active, ignore, walls, polys, valid)
             t_in += h
             if not anymove:
                 break
