@@ -30,9 +30,10 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envs.moon_shot import game
-from envs.moon_shot.env import ACTION_SIZE, check_actions
+from envs.moon_shot.env import ACTION_SIZE, Shots, check_actions
 from envs.moon_shot.params import PhysicsParams
-from envs.moon_shot.solo import SoloConfig, new_key, solo_info
+from envs.moon_shot.scoring import KIND_NAMES
+from envs.moon_shot.solo import SoloConfig, new_key
 
 
 class MoonShotSoloVectorEnv(VectorEnv):
@@ -140,22 +141,52 @@ class MoonShotSoloVectorEnv(VectorEnv):
             self._last_shots = shots
             self._last_index[:] = -1
             self._last_index[shoot] = np.arange(len(shoot))
-            for j, i in enumerate(shoot):
-                infos = self._add_info(infos, solo_info(shots, j, sub_state), int(i))
+            infos = self._shot_infos(shots, shoot, np.arange(len(shoot)), sub_state)
         obs = self.config.observe(self.state)
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
             ended = np.flatnonzero(terms)
             if len(ended):
+                final_obs = np.full(n, None, dtype=object)
                 for i in ended:
-                    final = {
-                        "final_obs": obs[i].copy(),
-                        "final_info": solo_info(shots, int(i), sub_state),
-                    }
-                    infos = self._add_info(infos, final, int(i))
+                    final_obs[i] = obs[i].copy()
+                mask = np.zeros(n, dtype=bool)
+                mask[ended] = True
+                infos["final_obs"], infos["_final_obs"] = final_obs, mask
+                infos["final_info"] = self._shot_infos(shots, ended, ended, sub_state)
+                infos["_final_info"] = mask.copy()
                 self._reset_envs(ended)
                 obs = self.config.observe(self.state)
         self._autoreset = terms | truncs
         return obs, rewards, terms, truncs, infos
+
+    def _shot_infos(
+        self, shots: Shots, rows: np.ndarray, js: np.ndarray, state: game.SoloState
+    ) -> dict[str, Any]:
+        """Vector infos (Gymnasium layout: ``key`` array + ``_key`` mask) of shots ``js`` of
+        ``shots`` for sub-envs ``rows``; the same keys as the single env's info dict."""
+        n = self.num_envs
+        mask = np.zeros(n, dtype=bool)
+        mask[rows] = True
+        infos: dict[str, Any] = {}
+
+        def put(key: str, values: np.ndarray, dtype: Any, where: np.ndarray = rows) -> None:
+            arr = np.zeros((n, *values.shape[1:]), dtype=dtype)
+            arr[where] = values
+            m = np.zeros(n, dtype=bool)
+            m[where] = True
+            infos[key], infos["_" + key] = arr, m
+
+        put("poses", shots.poses[js], np.float64)
+        put("toppled", shots.toppled[js], bool)
+        put("in_tube", shots.in_tube[js], bool)
+        put("fully_in_tube", shots.fully_in_tube[js], bool)
+        put("points", shots.score.points[js], np.int64)
+        put("kind", np.array([KIND_NAMES[k] for k in shots.score.kind[js]], dtype=object), object)
+        done = state.done[js]
+        if done.any():
+            names = [game.OUTCOME_NAMES[o] for o in state.outcome[js][done]]
+            put("outcome", np.array(names, dtype=object), object, rows[done])
+        return infos
 
     def render(self) -> tuple[np.ndarray, ...] | None:
         """One fixed-size frame per sub-env showing its last shot (``rgb_array``)."""

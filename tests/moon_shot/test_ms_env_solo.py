@@ -151,6 +151,10 @@ def test_vector_env_matches_single_envs_next_step_autoreset():
             else:
                 o, r, term, trunc, info = e.step(acts[t, i])
                 assert vinfo["_poses"][i] and np.array_equal(vinfo["poses"][i], info["poses"])
+                assert vinfo["points"][i] == info["points"] and vinfo["kind"][i] == info["kind"]
+                assert bool(vinfo.get("_outcome", np.zeros(n, bool))[i]) == ("outcome" in info)
+                if "outcome" in info:
+                    assert vinfo["outcome"][i] == info["outcome"]
             assert np.array_equal(vobs[i], o) and vr[i] == r and vterm[i] == term
             pending[i] = term
         assert not vtrunc.any()
@@ -170,12 +174,17 @@ def test_vector_env_same_step_autoreset():
     for t in range(30):
         vobs, vr, vterm, _, vinfo = venv.step(acts[t])
         for i, e in enumerate(singles):
-            o, r, term, _, _ = e.step(acts[t, i])
+            o, r, term, _, info = e.step(acts[t, i])
             assert vr[i] == r and vterm[i] == term
             if term:
                 finals += 1
                 assert vinfo["_final_obs"][i] and np.array_equal(vinfo["final_obs"][i], o)
+                final = vinfo["final_info"]
+                assert final["_outcome"][i] and final["outcome"][i] == info["outcome"]
+                assert np.array_equal(final["poses"][i], info["poses"])
                 o, _ = e.reset()
+            else:
+                assert not vinfo.get("_final_obs", np.zeros(n, bool))[i]
             assert np.array_equal(vobs[i], o)
     assert finals > 0
 
