@@ -86,6 +86,7 @@ class MoonShotConfig:
         )
 
     def check_players(self, low: int = 2, high: int = 8) -> None:
+        """ValueError unless ``num_players`` is an integer in ``low..high``."""
         if int(self.num_players) != self.num_players or not low <= self.num_players <= high:
             raise ValueError(
                 f"num_players must be an integer in {low}..{high}, got {self.num_players}"
@@ -198,6 +199,7 @@ def observation_layout(num_players: int) -> list[tuple[str, str]]:
 
 
 def observation_space(config: MoonShotConfig) -> spaces.Box:
+    """The AEC/Parallel observation Box for ``config`` (layout: :func:`observation_layout`)."""
     P = config.num_players
     high_pts = 2.0 * config.max_rounds
     low = np.zeros(2 * P + OBS_EXTRA, dtype=np.float32)

@@ -77,6 +77,7 @@ class GameState:
 
     @property
     def num_players(self) -> int:
+        """P, the number of seats."""
         return int(self.scores.shape[1])
 
     def winners(self) -> np.ndarray:

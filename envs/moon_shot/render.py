@@ -43,6 +43,7 @@ class View:
         self.yc = height / 2.0
 
     def to_px(self, xy: np.ndarray) -> np.ndarray:
+        """World metres (..., 2) to pixel coordinates (..., 2)."""
         xy = np.asarray(xy, dtype=np.float64)
         px = (xy[..., 0] - self.x0) * self.scale
         py = self.yc - xy[..., 1] * self.scale
@@ -223,14 +224,17 @@ def replay_shot(cfg: MoonShotConfig, shots: Shots | None, m: int) -> list[np.nda
 
 # ----------------------------------------------------------------------------- AEC env
 def rgb_turn(env: MoonShotEnv) -> np.ndarray:
+    """AEC ``rgb_array`` frame: the table after the last shot."""
     return rgb_shot(env.config, env.last_shot, 0)
 
 
 def replay_frames_turn(env: MoonShotEnv) -> list[np.ndarray]:
+    """AEC ``human`` replay frames of the last shot."""
     return replay_shot(env.config, env.last_shot, 0)
 
 
 def shot_line(shots: Shots, m: int) -> str:
+    """One text line describing shot ``m`` (kind, points, where the pieces lie)."""
     info = shots.info(m)
     where = ", ".join(
         f"{name} ({x * 1000:+.0f},{y * 1000:+.0f}) mm{' IN' if inside else ''}"
@@ -240,6 +244,7 @@ def shot_line(shots: Shots, m: int) -> str:
 
 
 def ansi_turn(env: MoonShotEnv) -> str:
+    """AEC ``ansi`` text: scores, seat to shoot, last shot, ending."""
     st = env.state
     cfg = env.config
     lines = [
@@ -263,6 +268,7 @@ def ansi_turn(env: MoonShotEnv) -> str:
 
 # ----------------------------------------------------------------------------- Parallel env
 def rgb_realtime(env: MoonShotParallelEnv) -> np.ndarray:
+    """Realtime ``rgb_array`` frame: one table per player."""
     shots = env.last_shot
     cfg = env.config
     P = cfg.num_players
@@ -273,6 +279,7 @@ def rgb_realtime(env: MoonShotParallelEnv) -> np.ndarray:
 
 
 def replay_frames_realtime(env: MoonShotParallelEnv) -> list[np.ndarray]:
+    """Realtime ``human`` replay frames of the last step."""
     shots = env.last_shot
     cfg = env.config
     if shots is None or shots.frames is None:
@@ -287,6 +294,7 @@ def replay_frames_realtime(env: MoonShotParallelEnv) -> list[np.ndarray]:
 
 
 def ansi_realtime(env: MoonShotParallelEnv) -> str:
+    """Realtime ``ansi`` text: scores and every player's last shot."""
     st = env.state
     cfg = env.config
     lines = [

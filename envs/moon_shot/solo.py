@@ -75,6 +75,7 @@ class SoloConfig:
         )
 
     def observation_space(self) -> spaces.Box:
+        """The solo observation Box (see the module table)."""
         g = self.game
         n = self.max_shots
         high = np.array(
@@ -113,6 +114,7 @@ class SoloConfig:
 
 
 def solo_info(shots: Shots, m: int, state: game.SoloState) -> dict[str, Any]:
+    """The single env's info dict for shot ``m`` (plus the ending when over)."""
     info = shots.info(m)
     if state.done[m]:
         info["outcome"] = game.OUTCOME_NAMES[int(state.outcome[m])]
