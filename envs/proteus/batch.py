@@ -1,0 +1,114 @@
+"""Proteus batch facade (``envs.core.batch.BatchGame``) over the Numba kernels.
+
+Batch consumers (training, MCTS, ladder, benchmarks) use this class, never the AEC env.
+Also converts single games to and from the one-line position text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.proteus import kernel as K
+from envs.proteus.constants import DEFAULT_MAX_TURNS, NUM_ACTIONS
+from envs.proteus.notation import format_position, parse_position
+
+OBS_SHAPE = (3, 3, K.N_PLANES)
+
+
+class ProteusBatch:
+    """Proteus for batch consumers: all methods are thin calls into ``kernel``.
+
+    ``max_turns`` is the PR-17 turn limit of the games this facade creates.
+    """
+
+    name = "proteus"
+    num_players = 2
+    num_actions = NUM_ACTIONS
+    obs_shape = OBS_SHAPE
+
+    def __init__(self, max_turns: int = DEFAULT_MAX_TURNS) -> None:
+        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)):
+            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+        self.max_turns = int(max_turns)
+
+    def init(self, batch_size: int, seed: int) -> K.KernelState:
+        """New games; game i's RNG key comes from (seed, i) only."""
+        return K.new_state(batch_size, seed=seed, max_turns=self.max_turns)
+
+    def copy(self, state: K.KernelState) -> K.KernelState:
+        return state.copy()
+
+    def take(self, state: K.KernelState, index: np.ndarray) -> K.KernelState:
+        return state.take(np.asarray(index))
+
+    def current_player(self, state: K.KernelState) -> np.ndarray:
+        return np.where(state.status == 0, state.player, -1).astype(np.int64)
+
+    def legal_mask(self, state: K.KernelState) -> np.ndarray:
+        return K.legal_mask(state)
+
+    def step(
+        self, state: K.KernelState, actions: np.ndarray, auto_reset: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        return K.step(state, actions, auto_reset)
+
+    def random_actions(self, state: K.KernelState) -> np.ndarray:
+        return K.random_actions(state)
+
+    def terminated(self, state: K.KernelState) -> np.ndarray:
+        return state.status != 0
+
+    def observe(self, state: K.KernelState, seats: np.ndarray) -> np.ndarray:
+        return K.observe(state, seats)
+
+    # ------------------------------------------------------------------ extras
+    def random_step(self, state: K.KernelState, n_steps: int = 1) -> int:
+        """Fused self-play: n_steps random legal actions per game, auto-reset on."""
+        return K.random_step(state, n_steps)
+
+    def from_text(self, text: str) -> K.KernelState:
+        """A batch of one game loaded from a position text."""
+        return state_from_text(text)
+
+    def to_text(self, state: K.KernelState, index: int = 0) -> str:
+        return text_of(state, index)
+
+
+def state_from_text(text: str) -> K.KernelState:
+    """Parse a position text into a new batch-of-one state; ValueError naming the problem."""
+    pos = parse_position(text)
+    st = K.new_state(1, seed=0, max_turns=pos.max_turns)
+    st.tile_at[0] = pos.tile_at
+    st.piece_at[0] = pos.piece_at
+    st.active[0] = pos.active
+    st.player[0] = pos.player
+    st.turn[0] = pos.turn
+    st.status[0] = pos.status
+    key = int(K.position_key(st.tile_at, st.piece_at, st.active, st.player, 0))
+    history = [key] if pos.history is None else pos.history
+    if history[-1] != key:
+        raise ValueError(
+            f"the last history entry {history[-1]:016x} is not the current position "
+            f"({key:016x}); the history must end with the position itself"
+        )
+    st.hist[0, : len(history)] = np.array(history, dtype=np.uint64)
+    st.hist_len[0] = len(history)
+    return st
+
+
+def text_of(state: K.KernelState, index: int = 0) -> str:
+    """The position text of game ``index`` (loadable with :func:`state_from_text`)."""
+    b = int(index)
+    n = int(state.hist_len[b])
+    return format_position(
+        state.tile_at[b],
+        state.piece_at[b],
+        state.active[b],
+        int(state.player[b]),
+        int(state.turn[b]),
+        int(state.max_turns[b]),
+        [int(k) for k in state.hist[b, :n]],
+        int(state.status[b]),
+    )

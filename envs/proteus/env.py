@@ -1,0 +1,118 @@
+"""The Proteus PettingZoo AEC env over a batch-of-one kernel state (reference: proteus_v0)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core.turn_based import TurnBasedEnv, make_env
+from envs.proteus import kernel as K
+from envs.proteus import notation
+from envs.proteus.batch import OBS_SHAPE, state_from_text, text_of
+from envs.proteus.constants import DEFAULT_MAX_TURNS, NUM_ACTIONS
+
+
+class ProteusEnv(TurnBasedEnv):
+    """Proteus (Waitsman, Kadon 1983) for two agents, ``black`` and ``white`` (PR-4).
+
+    See ``envs.proteus_v0`` for spaces, rewards, notation and position text.
+    """
+
+    metadata = {
+        "name": "proteus_v0",
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(self, render_mode: str | None = None, max_turns: int = DEFAULT_MAX_TURNS):
+        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)):
+            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+        self.max_turns = int(max_turns)
+        self.possible_agents = ["black", "white"]
+        self.num_actions = NUM_ACTIONS
+        self.obs_shape = OBS_SHAPE
+        super().__init__(render_mode=render_mode)
+        self._state = K.new_state(1, seed=0, max_turns=self.max_turns)
+        self._mask_buf = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
+        self._obs_buf = np.zeros((1, *OBS_SHAPE), dtype=np.float32)
+        self._seat_buf = np.zeros(1, dtype=np.int64)
+        self._act_buf = np.zeros(1, dtype=np.int64)
+        self._rew_buf = np.zeros((1, 2), dtype=np.float32)
+        self._done_buf = np.zeros(1, dtype=np.bool_)
+
+    # ------------------------------------------------------------------ hooks
+    def _reset_state(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
+        options = options or {}
+        if options.get("position") is not None:
+            self._state = state_from_text(options["position"])  # raises before any change
+        else:
+            seed = int(rng.integers(0, 2**63 - 1))
+            self._state = K.new_state(1, seed=seed, max_turns=self.max_turns)
+
+    def _current_seat(self) -> int:
+        return int(self._state.player[0])
+
+    def _legal_mask(self) -> np.ndarray:
+        K.legal_mask(self._state, self._mask_buf, parallel=False)
+        return self._mask_buf[0].astype(np.int8)
+
+    def _apply(self, action: int) -> None:
+        self._act_buf[0] = action
+        K.step(self._state, self._act_buf, False, self._rew_buf, self._done_buf, parallel=False)
+
+    def _seat_status(self) -> tuple[np.ndarray, np.ndarray]:
+        status = int(self._state.status[0])
+        done = np.full(2, status != 0)
+        if status == 1:
+            final = np.array([1.0, -1.0])
+        elif status == 2:
+            final = np.array([-1.0, 1.0])
+        else:
+            final = np.zeros(2)
+        return done, final
+
+    def _observe_seat(self, seat: int) -> np.ndarray:
+        self._seat_buf[0] = seat
+        K.observe(self._state, self._seat_buf, self._obs_buf, parallel=False)
+        return self._obs_buf[0].copy()
+
+    def action_to_str(self, action: int) -> str:
+        return notation.action_to_str(action)
+
+    def str_to_action(self, text: str) -> int:
+        return notation.str_to_action(text)
+
+    def to_text(self) -> str:
+        return text_of(self._state, 0)
+
+    def _render_ansi(self) -> str:
+        from envs.proteus.render import render_ansi
+
+        return render_ansi(self._state, 0)
+
+    def _render_rgb(self) -> np.ndarray:
+        from envs.proteus.render import render_rgb
+
+        return render_rgb(self._state, 0)
+
+    # ------------------------------------------------------------------ extras
+    @property
+    def state_status(self) -> str:
+        """Why the game ended (or ``ongoing``): win, draw by repetition or by turn limit."""
+        from envs.proteus.constants import STATUS_NAMES
+
+        return STATUS_NAMES[int(self._state.status[0])]
+
+    def step_str(self, move: str) -> None:
+        """Step with a move in notation (ValueError naming the problem if bad or illegal)."""
+        self.step(self.str_to_action(move))
+
+
+raw_env = ProteusEnv
+env = make_env(raw_env)
