@@ -38,7 +38,8 @@ class View:
     def __init__(self, tube_distance: float, params: PhysicsParams, width: int, height: int):
         self.x0 = -0.06
         x1 = tube_distance + params.tube_length + 0.06
-        self.scale = width / (x1 - self.x0)  # pixels per metre
+        # pixels per metre: the whole tube across, and at least +-35 mm of table (walls) high
+        self.scale = min(width / (x1 - self.x0), height / 0.07)
         self.width, self.height = width, height
         self.yc = height / 2.0
 
