@@ -1,0 +1,89 @@
+"""Play Proteus in the terminal against a random mover: ``arena play proteus [options]``.
+
+Type moves in the rules' notation (``Mo@b2``, ``s@b2``, ``b2-c3``, ``a1<>c3``, ``pass``);
+``help`` lists the legal moves, ``board`` shows the position again, ``text`` prints the
+position text, ``quit`` leaves. Illegal or malformed input is re-prompted with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from envs.proteus.constants import DEFAULT_MAX_TURNS
+from envs.proteus.env import ProteusEnv
+
+HELP = (
+    "moves: Mo@b2 (put a tile: M/T/G + o/s/t), s@b2 (put your piece), b2-c3 (move), "
+    "a1<>c3 (exchange), pass; commands: help, board, text, quit"
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="arena play proteus", description=__doc__.splitlines()[0])
+    p.add_argument(
+        "--seat", choices=["black", "white", "random"], default="black", help="your side"
+    )
+    p.add_argument("--seed", type=int, default=None, help="seed of the random mover")
+    p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="PR-17 turn limit")
+    p.add_argument("--position", default=None, help="start from this position text")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one game; returns 0 when the game ends or the player quits (EOF quits too)."""
+    args = _parser().parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    seat = args.seat if args.seat != "random" else str(rng.choice(["black", "white"]))
+    try:
+        env = ProteusEnv(render_mode="ansi", max_turns=args.max_turns)
+        env.reset(seed=args.seed, options={"position": args.position})
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"You play {seat}. {HELP}")
+    print(env.render())
+    while not all(env.terminations.values()):
+        agent = env.agent_selection
+        if agent != seat:
+            action = int(rng.choice(env.legal_actions()))
+            print(f"{agent} plays {env.action_to_str(action)}")
+            env.step(action)
+            print(env.render())
+            continue
+        try:
+            line = input(f"{seat} to move> ").strip()
+        except EOFError:
+            print("\nbye")
+            return 0
+        if not line:
+            continue
+        if line == "quit":
+            print("bye")
+            return 0
+        if line == "help":
+            print("legal moves: " + " ".join(env.legal_moves()))
+            continue
+        if line == "board":
+            print(env.render())
+            continue
+        if line == "text":
+            print(env.to_text())
+            continue
+        try:
+            env.step(env.str_to_action(line))
+        except ValueError as exc:
+            print(f"not accepted: {exc}")
+            continue
+        print(env.render())
+    outcome = env.state_status
+    mine = env.rewards.get(seat, 0.0)
+    verdict = "you win" if mine > 0 else "you lose" if mine < 0 else "draw"
+    print(f"game over: {outcome} ({verdict})")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
