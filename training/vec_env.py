@@ -1,0 +1,277 @@
+"""An SB3 ``VecEnv`` over a batch-game facade: the learner's side of self-play.
+
+One :class:`SelfPlayVecEnv` holds ``num_envs`` games in a single batch state of a
+:class:`envs.core.batch.BatchGame` and drives them with a handful of batched kernel calls
+per ``step`` (no Python loop over games). The learner owns one seat per game; the seat
+rotates every time a game restarts, so it learns every side. Opponents act *inside*
+``step_wait``: after the learner's move, every game where another seat is to act is
+advanced by the opponent assigned to that (game, seat) until it is the learner's turn
+again or the learner's episode is over. So the learner only ever sees its own turns and
+always its *own* reward, including the -1 of a game the opponent ends by winning
+(the trap of PettingZoo's old Connect Four tutorial, which returned the opponent's).
+
+Contract (as ``DummyVecEnv``): auto-reset in ``step_wait``; a finished episode's last
+observation in ``infos[i]["terminal_observation"]``; ``infos[i]["TimeLimit.truncated"]``
+(always False: every game ending is a termination, rules PR-17, VF-17, MS-16);
+``reset_infos``; ``seed(s)`` takes effect at the next ``reset()``. Masks for sb3-contrib's
+MaskablePPO: ``action_masks()`` and ``env_method("action_masks")`` (what
+``sb3_contrib.common.maskable.utils.get_action_masks`` calls) give the legal moves of the
+learner's seat. An episode also ends when the learner is eliminated (Virus Fight with
+3-4 players, VF-15/VF-16): the rest of that game does not concern it.
+
+Reproducibility: everything random comes from one ``numpy.random.Generator`` seeded at
+``reset`` (new game seeds, opponent draws) and the games' own keys, plus torch's RNG for
+sampled snapshot moves (seeded by the algorithm). Same seed, same rollout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+
+from agents.base import ActContext
+from training.opponents import OpponentPool
+
+_MAX_OPPONENT_ROUNDS = 10_000  # guards against a facade that never hands the turn back
+
+
+def put(state: Any, index: np.ndarray, sub: Any) -> None:
+    """Scatter the games of batch ``sub`` back into rows ``index`` of ``state`` (in place).
+
+    The inverse of ``game.take``; works for any state that is a dataclass (or plain
+    object) of numpy arrays with a leading batch axis, which the protocol promises.
+    """
+    if dataclasses.is_dataclass(state):
+        names = [f.name for f in dataclasses.fields(state)]
+    else:
+        names = list(vars(state))
+    for name in names:
+        dst = getattr(state, name)
+        if isinstance(dst, np.ndarray) and dst.ndim >= 1:
+            dst[index] = getattr(sub, name)
+
+
+def _seed_from(rng: np.random.Generator) -> int:
+    return int(rng.integers(0, 2**62))
+
+
+class SelfPlayVecEnv(VecEnv):
+    """``num_envs`` games of ``game`` played by the learner against ``pool`` opponents.
+
+    Args:
+        game: a ``BatchGame`` facade (``envs.<game>.batch``).
+        num_envs: games in the batch (the VecEnv's ``num_envs``).
+        pool: where opponents come from (snapshots of the learner, baselines).
+        seed: seeds the env's generator now; ``seed(s)`` re-seeds it at the next
+            ``reset()``, which otherwise continues the current random stream.
+    """
+
+    def __init__(self, game: Any, num_envs: int, pool: OpponentPool, seed: int = 0) -> None:
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        self.game = game
+        self.pool = pool
+        self.num_players = int(game.num_players)
+        self.render_mode = None
+        self._default_seed = int(seed)
+        self.rng = np.random.default_rng(seed)
+        observation_space = spaces.Box(-np.inf, np.inf, tuple(game.obs_shape), np.float32)
+        action_space = spaces.Discrete(int(game.num_actions))
+        super().__init__(num_envs, observation_space, action_space)
+        self.state: Any = None
+        self.learner_seat = np.arange(num_envs, dtype=np.int64) % self.num_players
+        # opponent[i, s]: pool index that plays seat s of game i (-1 for the learner's seat)
+        self.opponent = np.full((num_envs, self.num_players), -1, np.int64)
+        self.ep_return = np.zeros(num_envs, np.float32)
+        self.ep_len = np.zeros(num_envs, np.int64)
+        self.opponent_decisions = 0  # game decisions taken by opponents (throughput)
+        self.learner_decisions = 0
+        self.env_seconds = 0.0  # wall time spent inside step_wait (throughput)
+        self._actions: np.ndarray | None = None
+
+    # ---------------------------------------------------------------- helpers
+    def _assign_opponents(self, idx: np.ndarray) -> None:
+        n = len(idx)
+        draws = self.pool.sample(n * self.num_players, self.rng).reshape(n, self.num_players)
+        draws[np.arange(n), self.learner_seat[idx]] = -1
+        self.opponent[idx] = draws
+
+    def _new_games(self, idx: np.ndarray, rotate: bool) -> None:
+        """Fresh games in rows ``idx`` (learner seat rotated), played up to the learner's turn."""
+        pending = np.asarray(idx, np.int64)
+        for _ in range(_MAX_OPPONENT_ROUNDS):
+            if len(pending) == 0:
+                return
+            sub = self.game.init(len(pending), _seed_from(self.rng))
+            put(self.state, pending, sub)
+            if rotate:
+                self.learner_seat[pending] = (self.learner_seat[pending] + 1) % self.num_players
+            self._assign_opponents(pending)
+            self.ep_return[pending] = 0.0
+            self.ep_len[pending] = 0
+            reward = np.zeros(self.num_envs, np.float32)
+            ended = np.ones(self.num_envs, bool)
+            ended[pending] = False
+            self._play_opponents(reward, ended)
+            # a game that ended before the learner ever moved is not an episode: redo it
+            pending = pending[ended[pending]]
+            rotate = False
+        raise RuntimeError("games keep ending before the learner's first turn")
+
+    def _play_opponents(self, reward: np.ndarray, ended: np.ndarray) -> None:
+        """Let opponents move in every unfinished game until the learner is to act.
+
+        Adds the learner's rewards of those moves to ``reward`` and marks in ``ended``
+        games where the learner's episode is over (game over, or learner eliminated).
+        """
+        game = self.game
+        for _ in range(_MAX_OPPONENT_ROUNDS):
+            cp = game.current_player(self.state)
+            active = ~ended & (cp >= 0) & (cp != self.learner_seat)
+            if not active.any():
+                return
+            idx = np.flatnonzero(active)
+            sub = game.take(self.state, idx)
+            seats = cp[idx]
+            obs = game.observe(sub, seats)
+            mask = np.asarray(game.legal_mask(sub), bool)
+            who = self.opponent[idx, seats]
+            actions = np.zeros(len(idx), np.int64)
+            for pid in np.unique(who):
+                sel = np.flatnonzero(who == pid)
+                agent = self.pool.agent(int(pid))
+                ctx = None
+                if getattr(agent, "needs_context", False):
+                    ctx = ActContext(game=game, state=game.take(sub, sel), seats=seats[sel])
+                actions[sel] = agent.act(obs[sel], mask[sel], ctx)
+            if not mask[np.arange(len(idx)), actions].all():
+                bad = int(np.flatnonzero(~mask[np.arange(len(idx)), actions])[0])
+                raise RuntimeError(
+                    f"opponent {self.pool.name(int(who[bad]))} chose illegal action "
+                    f"{actions[bad]} in game {idx[bad]}"
+                )
+            rewards, done = game.step(sub, actions)
+            put(self.state, idx, sub)
+            self.opponent_decisions += len(idx)
+            mine = rewards[np.arange(len(idx)), self.learner_seat[idx]]
+            reward[idx] += mine
+            ended[idx] |= np.asarray(done, bool) | (mine != 0)
+        raise RuntimeError("opponents never handed the turn back to the learner")
+
+    # ---------------------------------------------------------------- VecEnv API
+    def reset(self) -> np.ndarray:
+        seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
+        if seed is not None:  # seed() was called: restart the streams; else continue them
+            self._default_seed = int(seed)
+            self.rng = np.random.default_rng(self._default_seed)
+            for pid, entry in enumerate(self.pool.entries):  # opponents' own generators
+                entry.agent.reset(
+                    seed=int(np.random.SeedSequence([self._default_seed, pid]).generate_state(1)[0])
+                )
+        self.state = self.game.init(self.num_envs, _seed_from(self.rng))
+        self.learner_seat = np.arange(self.num_envs, dtype=np.int64) % self.num_players
+        self._new_games(np.arange(self.num_envs), rotate=False)
+        self.reset_infos = [{"learner_seat": int(s)} for s in self.learner_seat]
+        self._reset_seeds()
+        self._reset_options()
+        return self._obs()
+
+    def _obs(self) -> np.ndarray:
+        return np.asarray(self.game.observe(self.state, self.learner_seat), np.float32)
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, num_actions) bool: legal moves of the learner's seat in each game."""
+        return np.asarray(self.game.legal_mask(self.state), bool)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, np.int64).reshape(self.num_envs)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._actions is None:
+            raise RuntimeError("step_wait() called without step_async()")
+        if self.state is None:
+            raise RuntimeError("reset() must be called before step()")
+        actions, self._actions = self._actions, None
+        t0 = time.perf_counter()
+        game = self.game
+        b = np.arange(self.num_envs)
+        legal = self.action_masks()
+        if not legal[b, actions].all():
+            bad = int(np.flatnonzero(~legal[b, actions])[0])
+            raise ValueError(
+                f"illegal action {actions[bad]} for the learner in game {bad}; "
+                "use the action masks (MaskablePPO) so the learner never picks one"
+            )
+        rewards, done = game.step(self.state, actions)
+        self.learner_decisions += self.num_envs
+        reward = rewards[b, self.learner_seat].astype(np.float32)
+        ended = np.asarray(done, bool) | (reward != 0)
+        self._play_opponents(reward, ended)
+        self.ep_return += reward
+        self.ep_len += 1
+        infos: list[dict[str, Any]] = [{"TimeLimit.truncated": False} for _ in b]
+        finished = np.flatnonzero(ended)
+        if len(finished):
+            terminal = game.observe(game.take(self.state, finished), self.learner_seat[finished])
+            for k, i in enumerate(finished):
+                opp = [self.pool.name(int(p)) for p in self.opponent[i] if p >= 0]
+                infos[i]["terminal_observation"] = np.asarray(terminal[k], np.float32)
+                infos[i]["outcome"] = float(self.ep_return[i])
+                infos[i]["learner_seat"] = int(self.learner_seat[i])
+                infos[i]["opponents"] = opp
+            self._new_games(finished, rotate=True)
+            for i in finished:
+                self.reset_infos[i] = {"learner_seat": int(self.learner_seat[i])}
+        obs = self._obs()
+        self.env_seconds += time.perf_counter() - t0
+        return obs, reward, ended.copy(), infos
+
+    def close(self) -> None:
+        self.state = None
+
+    # ------------------------------------------------------ attribute plumbing
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self, attr_name)  # AttributeError as has_attr expects
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        idx = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in idx]
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in idx]
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None for _ in range(self.num_envs)]
+
+    # ------------------------------------------------------ checkpoint support
+    def rng_state(self) -> dict[str, Any]:
+        """What ``set_rng_state`` needs to continue the same random stream after resume."""
+        return {"bit_generator": self.rng.bit_generator.state, "seed": self._default_seed}
+
+    def set_rng_state(self, data: dict[str, Any]) -> None:
+        self._default_seed = int(data["seed"])
+        self.rng = np.random.default_rng(self._default_seed)
+        self.rng.bit_generator.state = data["bit_generator"]
