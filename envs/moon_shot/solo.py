@@ -46,6 +46,8 @@ from envs.moon_shot.env import ACTION_SIZE, MoonShotConfig, Shots, check_actions
 from envs.moon_shot.params import PhysicsParams
 
 SOLO_OBS_SIZE = 8
+#: Solo endings by ``SoloState.outcome`` code (the round limit is ``max_shots`` here).
+SOLO_OUTCOME_NAMES = ("ongoing", "colony", "crack", "max shots", "target score")
 
 
 class SoloConfig:
@@ -117,7 +119,7 @@ def solo_info(shots: Shots, m: int, state: game.SoloState) -> dict[str, Any]:
     """The single env's info dict for shot ``m`` (plus the ending when over)."""
     info = shots.info(m)
     if state.done[m]:
-        info["outcome"] = game.OUTCOME_NAMES[int(state.outcome[m])]
+        info["outcome"] = SOLO_OUTCOME_NAMES[int(state.outcome[m])]
     return info
 
 
@@ -197,7 +199,7 @@ class MoonShotSoloEnv(gym.Env):
             if shots is not None:
                 text += "\nlast shot: " + ms_render.shot_line(shots, 0)
             if st.done[0]:
-                text += f"\nepisode over ({game.OUTCOME_NAMES[int(st.outcome[0])]})"
+                text += f"\nepisode over ({SOLO_OUTCOME_NAMES[int(st.outcome[0])]})"
             return text
         if self.render_mode == "rgb_array":
             return ms_render.rgb_shot(cfg, shots, 0)

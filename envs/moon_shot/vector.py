@@ -33,7 +33,7 @@ from envs.moon_shot import game
 from envs.moon_shot.env import ACTION_SIZE, Shots, check_actions
 from envs.moon_shot.params import PhysicsParams
 from envs.moon_shot.scoring import KIND_NAMES
-from envs.moon_shot.solo import SoloConfig, new_key
+from envs.moon_shot.solo import SOLO_OUTCOME_NAMES, SoloConfig, new_key
 
 
 class MoonShotSoloVectorEnv(VectorEnv):
@@ -184,7 +184,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
         put("kind", np.array([KIND_NAMES[k] for k in shots.score.kind[js]], dtype=object), object)
         done = state.done[js]
         if done.any():
-            names = [game.OUTCOME_NAMES[o] for o in state.outcome[js][done]]
+            names = [SOLO_OUTCOME_NAMES[o] for o in state.outcome[js][done]]
             put("outcome", np.array(names, dtype=object), object, rows[done])
         return infos
 

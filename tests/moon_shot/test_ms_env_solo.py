@@ -85,7 +85,7 @@ def test_ms21_max_shots_is_a_termination():
     steps = run_episode(env, [weak] * 5, seed=0)
     assert len(steps) == 4
     assert [s[2] for s in steps[1:]] == [False, False, True]
-    assert steps[-1][3]["outcome"] == "max rounds"
+    assert steps[-1][3]["outcome"] == "max shots"
     with pytest.raises(ValueError, match="reset"):
         env.step(weak)
 
