@@ -901,3 +901,32 @@ def observe(bb, cells, marker, supply, info, cfg, seats, out):
     """out[g] = observation planes of game g from seat seats[g]'s point of view."""
     for g in prange(bb.shape[0]):
         _observe(g, seats[g], bb, cells, marker, supply, info, cfg, out[g])
+
+
+# --------------------------------------------------------------------------- batch of one
+# Serial twins of the batch kernels for the AEC adapter (no thread-pool start per call).
+@njit(cache=True)
+def legal_mask_one(bb, cells, marker, supply, info, seg, cfg, row):
+    """Legal actions of game 0 into the bool row."""
+    _fill_mask(0, bb, cells, marker, supply, info, seg, cfg, row)
+
+
+@njit(cache=True)
+def step_one(bb, cells, marker, supply, info, rng, hist, seg, cfg, action, rew):
+    """Apply one legal action to game 0; rew (1, P) receives the rewards of this step."""
+    for s in range(cfg[2]):
+        rew[0, s] = 0.0
+    if info[0, I_PHASE] != PH_OVER:
+        _apply(0, action, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
+
+
+@njit(cache=True)
+def observe_one(bb, cells, marker, supply, info, cfg, seat, out):
+    """Observation planes of game 0 from ``seat``'s point of view into out."""
+    _observe(0, seat, bb, cells, marker, supply, info, cfg, out)
+
+
+@njit(cache=True)
+def record_one(bb, cells, marker, supply, info, cfg, out):
+    """Exact VF-17 record of game 0's position (as if a round started now)."""
+    _record(0, bb, cells, marker, supply, info, cfg, out)

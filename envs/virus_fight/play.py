@@ -1,0 +1,104 @@
+"""``arena play virus_fight``: a person plays Virus Fight in the terminal against random movers.
+
+Type moves in the rules file's notation (``W2@c1``, ``c1-d2``, ``xc2``, ``*c2``, ``pass``);
+``help`` lists the legal moves, ``board`` shows the position, ``quit`` ends the game.
+During the hidden setup (VF-11) the other players' programs are shown as ``?``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from envs.virus_fight import render
+from envs.virus_fight.env import raw_env
+
+HELP = (
+    "moves: W2@c1 put an instruction, c1-d2 MOVE, xc2 ERASE, *c2 marker, pass; "
+    "commands: help (legal moves), board, quit"
+)
+
+
+def _parse_seats(text: str, players: int) -> list[int]:
+    try:
+        seats = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--seats must be seat numbers like 0,2: {text!r}"
+        ) from None
+    if not seats or any(not 0 <= s < players for s in seats):
+        raise argparse.ArgumentTypeError(f"--seats must name seats 0..{players - 1}: {text!r}")
+    return seats
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one game in the terminal; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="arena play virus_fight", description=__doc__)
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    parser.add_argument("--board-size", type=int, default=None, help="5..8 (default per VF-4)")
+    parser.add_argument("--seats", default="0", help="seats you play, e.g. 0 or 0,2")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--max-rounds", type=int, default=100)
+    args = parser.parse_args(argv)
+    try:
+        seats = _parse_seats(args.seats, args.players)
+        env = raw_env(
+            num_players=args.players, board_size=args.board_size, max_rounds=args.max_rounds
+        )
+    except (ValueError, argparse.ArgumentTypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    env.reset(seed=args.seed)
+    rng = np.random.default_rng(args.seed)
+    print(f"Virus Fight, {args.players} players; you are {', '.join(f'player_{s}' for s in seats)}")
+    print(HELP)
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            if env.rewards.get(agent, 0) < 0 and not all(env.terminations.values()):
+                print(f"{agent} is eliminated")
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(agent)
+        if seat in seats:
+            print(render.ansi(env.game, env.state_arrays, viewer=seat))
+            while True:
+                print(f"{agent}> ", end="", flush=True)
+                line = sys.stdin.readline()
+                if not line:
+                    print("\nend of input")
+                    return 1
+                text = line.strip()
+                if text in ("quit", "exit"):
+                    return 0
+                if text in ("help", "?"):
+                    print("legal: " + " ".join(env.legal_moves()))
+                    continue
+                if text == "board":
+                    print(render.ansi(env.game, env.state_arrays, viewer=seat))
+                    continue
+                try:
+                    action = env.str_to_action(text)
+                    env.check_action(action)
+                except ValueError as exc:
+                    print(f"not accepted: {exc}")
+                    continue
+                break
+            env.step(action)
+        else:
+            action = int(rng.choice(env.legal_actions()))
+            move = env.action_to_str(action)
+            hidden = env.phase() == "setup"
+            env.step(action)
+            if not hidden:
+                print(f"{agent} plays {move}")
+            elif move.startswith("*"):  # VF-11: not even the program's size is shown
+                print(f"{agent} has written its program (hidden until all are done)")
+    print(render.ansi(env.game, env.state_arrays))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
