@@ -8,7 +8,13 @@ import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.test import (
+    api_test,
+    parallel_api_test,
+    parallel_seed_test,
+    render_test,
+    seed_test,
+)
 
 from envs import moon_shot_v0
 from envs.moon_shot import game, geometry, physics
@@ -56,6 +62,10 @@ def test_pettingzoo_seed_test():
 @pytest.mark.parametrize("players", [2, 5])
 def test_pettingzoo_parallel_api_test(players):
     parallel_api_test(moon_shot_v0.parallel_env(num_players=players, max_rounds=5), num_cycles=40)
+
+
+def test_pettingzoo_parallel_seed_test():
+    parallel_seed_test(lambda: moon_shot_v0.parallel_env(num_players=3))
 
 
 def test_pettingzoo_render_test(monkeypatch):
