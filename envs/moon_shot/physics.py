@@ -65,6 +65,9 @@ from envs.moon_shot.params import (
     I_SLOP,
     I_SUBSTEP_TRAVEL,
     I_THETA_MAX_DEG,
+    I_TUBE_INNER,
+    I_TUBE_LENGTH,
+    I_TUBE_WALL,
     I_V_MAX,
     I_V_MIN,
     I_V_TOPPLE,
@@ -316,24 +319,40 @@ def friction_table(params: PhysicsParams = DEFAULT_PARAMS) -> np.ndarray:
 
 
 @njit(cache=True)
-def _lookup(tab: np.ndarray, k: int, ux: float, uy: float, uw: float) -> tuple[float, float, float]:
-    """Body-frame normalised friction wrench (gx, gy, gt) for unit motion (ux, uy, uw)."""
+def _wrench(
+    tab: np.ndarray, k: int, ux: float, uy: float, uw: float, phi: float
+) -> tuple[float, float, float]:
+    """World-frame normalised friction wrench (gx, gy, gt) of piece k with heading phi for
+    the unit motion (ux, uy, uw) in energy-normalised world coordinates (v, rho*omega).
+
+    The physical wrench is F = mu m g (gx, gy), tau = mu m g rho gt. Bilinear interpolation
+    of the table in (beta, alpha) = (spin share, sliding direction relative to heading); the
+    stored force is in the sliding direction's frame, so pure sliding (beta = 0) is exact.
+    """
     nb = tab.shape[1] - 1
     na = tab.shape[2] - 1
-    uw = min(max(uw, -1.0), 1.0)
-    beta = math.asin(uw)
-    alpha = math.atan2(uy, ux)
-    fb = (beta + 0.5 * math.pi) / math.pi * nb
-    fa = (alpha + math.pi) / (2.0 * math.pi) * na
+    cxy = math.sqrt(ux * ux + uy * uy)
+    if cxy > 0.0:
+        ex = ux / cxy
+        ey = uy / cxy
+        alpha = math.atan2(uy, ux) - phi
+        alpha -= 2.0 * math.pi * math.floor((alpha + math.pi) / (2.0 * math.pi))
+    else:  # pure spin: any sliding frame works, take the body axis
+        ex = math.cos(phi)
+        ey = math.sin(phi)
+        alpha = 0.0
+    beta = math.atan2(uw, cxy)
+    fb = (beta + 0.5 * math.pi) * (nb / math.pi)
+    fa = (alpha + math.pi) * (na / (2.0 * math.pi))
     ib = int(fb)
     ia = int(fa)
     if ib >= nb:
         ib = nb - 1
+    elif ib < 0:
+        ib = 0
     if ia >= na:
         ia = na - 1
-    if ib < 0:
-        ib = 0
-    if ia < 0:
+    elif ia < 0:
         ia = 0
     tb = fb - ib
     ta = fa - ia
@@ -341,32 +360,12 @@ def _lookup(tab: np.ndarray, k: int, ux: float, uy: float, uw: float) -> tuple[f
     w01 = (1.0 - tb) * ta
     w10 = tb * (1.0 - ta)
     w11 = tb * ta
-    fpar = (
-        w00 * tab[k, ib, ia, 0]
-        + w01 * tab[k, ib, ia + 1, 0]
-        + w10 * tab[k, ib + 1, ia, 0]
-        + w11 * tab[k, ib + 1, ia + 1, 0]
-    )
-    fper = (
-        w00 * tab[k, ib, ia, 1]
-        + w01 * tab[k, ib, ia + 1, 1]
-        + w10 * tab[k, ib + 1, ia, 1]
-        + w11 * tab[k, ib + 1, ia + 1, 1]
-    )
-    tq = (
-        w00 * tab[k, ib, ia, 2]
-        + w01 * tab[k, ib, ia + 1, 2]
-        + w10 * tab[k, ib + 1, ia, 2]
-        + w11 * tab[k, ib + 1, ia + 1, 2]
-    )
-    cxy = math.sqrt(ux * ux + uy * uy)
-    if cxy > 0.0:
-        ca = ux / cxy
-        sa = uy / cxy
-    else:
-        ca = math.cos(alpha)
-        sa = math.sin(alpha)
-    return fpar * ca - fper * sa, fpar * sa + fper * ca, tq
+    r0 = tab[k, ib]
+    r1 = tab[k, ib + 1]
+    fpar = w00 * r0[ia, 0] + w01 * r0[ia + 1, 0] + w10 * r1[ia, 0] + w11 * r1[ia + 1, 0]
+    fper = w00 * r0[ia, 1] + w01 * r0[ia + 1, 1] + w10 * r1[ia, 1] + w11 * r1[ia + 1, 1]
+    tq = w00 * r0[ia, 2] + w01 * r0[ia + 1, 2] + w10 * r1[ia, 2] + w11 * r1[ia + 1, 2]
+    return fpar * ex - fper * ey, fpar * ey + fper * ex, tq
 
 
 @njit(cache=True)
@@ -374,16 +373,14 @@ def _friction_move(P: np.ndarray, tab: np.ndarray, st: np.ndarray, k: int, h: fl
     """Advance piece k (state row st) by h under table friction only (MS-8).
 
     |p| = sqrt(m v^2 + I w^2) falls linearly at the rate of the current direction; the
-    direction of p follows dp^/dtau = g_perp / r with tau = ln|p0|/|p| (bounded speed), so it
-    converges to the self-similar direction and sliding and spinning vanish together. A
+    direction of p follows dp^/dtau = g_perp / r with tau = ln(|p0|/|p|) (bounded speed), so
+    it converges to the self-similar direction and sliding and spinning vanish together. A
     piece whose |p| reaches 0 inside the step stops there (position integrated to that
     instant); friction never reverses the motion.
     """
     base = I_PIECE0 + k * PIECE_STRIDE
-    m = P[base + PK_M]
-    inertia = P[base + PK_I]
-    sm = math.sqrt(m)
-    si = math.sqrt(inertia)
+    sm = math.sqrt(P[base + PK_M])
+    si = math.sqrt(P[base + PK_I])
     vx = st[SVX]
     vy = st[SVY]
     om = st[SOM]
@@ -399,13 +396,13 @@ def _friction_move(P: np.ndarray, tab: np.ndarray, st: np.ndarray, k: int, h: fl
         st[SY] += vy * h
         st[SPHI] += om * h
         return
-    c = math.cos(st[SPHI])
-    s = math.sin(st[SPHI])
-    ux = (c * px + s * py) / pn
-    uy = (-s * px + c * py) / pn
+    ux = px / pn
+    uy = py / pn
     uw = pw / pn
-    gx, gy, gt = _lookup(tab, k, ux, uy, uw)
-    rr = -(gx * ux + gy * uy + gt * uw)
+    phi = st[SPHI]
+    gx, gy, gt = _wrench(tab, k, ux, uy, uw, phi)
+    g_dot = gx * ux + gy * uy + gt * uw
+    rr = -g_dot
     if rr < 1e-9:  # cannot happen for a physical table; guard against a stall
         rr = 1e-9
     rate = mug * sm * rr
@@ -419,41 +416,38 @@ def _friction_move(P: np.ndarray, tab: np.ndarray, st: np.ndarray, k: int, h: fl
         st[SOM] = 0.0
         return
     p1 = pn - rate * h
-    dtau = math.log(pn / p1)
-    # direction flow in tau
-    g_dot = gx * ux + gy * uy + gt * uw
+    x = rate * h / pn
+    dtau = x * (1.0 + x * (0.5 + x / 3.0)) if x < 1e-3 else -math.log1p(-x)
     qx = gx - g_dot * ux
     qy = gy - g_dot * uy
     qw = gt - g_dot * uw
-    qn = math.sqrt(qx * qx + qy * qy + qw * qw)
-    nsub = int(math.ceil(dtau * qn / rr / 0.05))
-    if nsub < 1:
-        nsub = 1
-    if nsub > 64:
-        nsub = 64
-    hs = dtau / nsub
-    for i in range(nsub):
-        ux += hs * qx / rr
-        uy += hs * qy / rr
-        uw += hs * qw / rr
-        un = math.sqrt(ux * ux + uy * uy + uw * uw)
-        ux /= un
-        uy /= un
-        uw /= un
-        if i + 1 < nsub:
-            gx, gy, gt = _lookup(tab, k, ux, uy, uw)
-            rr = -(gx * ux + gy * uy + gt * uw)
-            if rr < 1e-9:
-                rr = 1e-9
-            g_dot = -rr
-            qx = gx - g_dot * ux
-            qy = gy - g_dot * uy
-            qw = gt - g_dot * uw
-    wx = c * ux - s * uy
-    wy = s * ux + c * uy
-    vx1 = p1 * wx / sm
-    vy1 = p1 * wy / sm
-    om1 = p1 * uw / si
+    spd = dtau * math.sqrt(qx * qx + qy * qy + qw * qw) / rr
+    if spd < 0.05:
+        ux += dtau * qx / rr
+        uy += dtau * qy / rr
+        uw += dtau * qw / rr
+    else:
+        nsub = min(64, int(math.ceil(spd / 0.05)))
+        hs = dtau / nsub
+        for i in range(nsub):
+            ux += hs * qx / rr
+            uy += hs * qy / rr
+            uw += hs * qw / rr
+            un = math.sqrt(ux * ux + uy * uy + uw * uw)
+            ux /= un
+            uy /= un
+            uw /= un
+            if i + 1 < nsub:
+                gx, gy, gt = _wrench(tab, k, ux, uy, uw, phi)
+                g_dot = gx * ux + gy * uy + gt * uw
+                rr = max(-g_dot, 1e-9)
+                qx = gx - g_dot * ux
+                qy = gy - g_dot * uy
+                qw = gt - g_dot * uw
+    un = p1 / math.sqrt(ux * ux + uy * uy + uw * uw)
+    vx1 = un * ux / sm
+    vy1 = un * uy / sm
+    om1 = un * uw / si
     st[SX] += 0.5 * (vx + vx1) * h
     st[SY] += 0.5 * (vy + vy1) * h
     st[SPHI] += 0.5 * (om + om1) * h
@@ -599,8 +593,10 @@ def _resolve_contacts(
     walls: np.ndarray,
     polys: np.ndarray,
     valid: np.ndarray,
+    cand: np.ndarray,
 ) -> None:
-    """Detect overlaps after a substep and resolve them with impulses (a few passes)."""
+    """Detect overlaps of the candidate contacts after a substep and resolve them with
+    impulses (a few passes)."""
     for _it in range(4):
         hit = False
         for i in range(3):
@@ -608,7 +604,7 @@ def _resolve_contacts(
                 continue
             ri = P[I_PIECE0 + i * PIECE_STRIDE + PK_R]
             for j in range(i + 1, 3):
-                if not active[j] or ignore[_pair_index(i, j)]:
+                if not cand[_pair_index(i, j)] or ignore[_pair_index(i, j)]:
                     continue
                 rj = P[I_PIECE0 + j * PIECE_STRIDE + PK_R]
                 dx = st[j, SX] - st[i, SX]
@@ -625,6 +621,8 @@ def _resolve_contacts(
                     valid[j] = False
                     hit = True
             for w in range(3):
+                if not cand[3 + 3 * i + w]:
+                    continue
                 if _circle_rect_gap(st[i, SX], st[i, SY], ri, walls[w]) >= 0.0:
                     continue
                 _refresh_poly(P, st, polys, valid, i)
@@ -654,6 +652,43 @@ def _speed_bound(P: np.ndarray, st: np.ndarray, k: int, dt: float) -> float:
 
 
 @njit(cache=True)
+def _pair_bound(P: np.ndarray, st: np.ndarray, i: int, j: int, dt: float) -> float:
+    """Upper bound on the relative speed of any point of piece j w.r.t. any point of piece i
+    over the next dt: |v_j - v_i| + |w_i| R_i + |w_j| R_j + friction margins (0 if both rest)."""
+    out = 0.0
+    moving = False
+    for k in (i, j):
+        om = st[k, SOM]
+        if st[k, SVX] != 0.0 or st[k, SVY] != 0.0 or om != 0.0:
+            moving = True
+            base = I_PIECE0 + k * PIECE_STRIDE
+            r = P[base + PK_R]
+            rho = P[base + PK_RHO]
+            out += abs(om) * r + P[I_MU] * P[I_G] * dt * (1.0 + r * r / (rho * rho))
+    if not moving:
+        return 0.0
+    dvx = st[j, SVX] - st[i, SVX]
+    dvy = st[j, SVY] - st[i, SVY]
+    return out + math.sqrt(dvx * dvx + dvy * dvy)
+
+
+@njit(cache=True)
+def _aabb_rect_gap(poly: np.ndarray, rect: np.ndarray) -> float:
+    """Separation of a polygon's bounding box from an axis-aligned rectangle along x or y
+    (a lower bound on their distance; negative when the boxes overlap)."""
+    mnx = poly[0, 0]
+    mxx = poly[0, 0]
+    mny = poly[0, 1]
+    mxy = poly[0, 1]
+    for q in range(1, poly.shape[0]):
+        mnx = min(mnx, poly[q, 0])
+        mxx = max(mxx, poly[q, 0])
+        mny = min(mny, poly[q, 1])
+        mxy = max(mxy, poly[q, 1])
+    return max(rect[0, 0] - mxx, mnx - rect[2, 0], rect[0, 1] - mxy, mny - rect[2, 1])
+
+
+@njit(cache=True)
 def _choose_h(
     P: np.ndarray,
     st: np.ndarray,
@@ -664,16 +699,17 @@ def _choose_h(
     valid: np.ndarray,
     hmax: float,
     dt: float,
-    sb: np.ndarray,
+    cand: np.ndarray,
 ) -> tuple[float, bool]:
     """Conservative advancement: the largest substep (<= hmax) in which no point of a piece
-    can move more than its gap to any obstacle, or at least max_substep_travel. Also says
-    whether any contact is possible within hmax at all (else contacts need no check)."""
+    can move more than its gap to any obstacle, or at least max_substep_travel. Marks in
+    ``cand`` (3 pairs, then 3 walls per piece) the contacts possible within hmax, and says
+    whether there is any (else contacts need no check)."""
     delta = P[I_SUBSTEP_TRAVEL]
     h = hmax
     near = False
-    for k in range(3):
-        sb[k] = _speed_bound(P, st, k, dt) if active[k] else 0.0
+    for c in range(12):
+        cand[c] = False
     for i in range(3):
         if not active[i]:
             continue
@@ -681,7 +717,7 @@ def _choose_h(
         for j in range(i + 1, 3):
             if not active[j] or ignore[_pair_index(i, j)]:
                 continue
-            sp = sb[i] + sb[j]
+            sp = _pair_bound(P, st, i, j, dt)
             if sp == 0.0:
                 continue
             rj = P[I_PIECE0 + j * PIECE_STRIDE + PK_R]
@@ -690,30 +726,37 @@ def _choose_h(
             reach = ri + rj + sp * hmax
             if dx * dx + dy * dy >= reach * reach:
                 continue
+            _refresh_poly(P, st, polys, valid, i)
+            _refresh_poly(P, st, polys, valid, j)
+            sep, _, _ = nb_sat(polys[i], polys[j])
+            gap = max(math.sqrt(dx * dx + dy * dy) - ri - rj, sep)
+            if gap >= sp * hmax:
+                continue
             near = True
-            gap = math.sqrt(dx * dx + dy * dy) - ri - rj
-            if gap < sp * h:
-                _refresh_poly(P, st, polys, valid, i)
-                _refresh_poly(P, st, polys, valid, j)
-                sep, _, _ = nb_sat(polys[i], polys[j])
-                gap = max(gap, sep)
-                hp = max(gap, delta) / sp
-                if hp < h:
-                    h = hp
-        if sb[i] == 0.0:
+            cand[_pair_index(i, j)] = True
+            hp = max(gap, delta) / sp
+            if hp < h:
+                h = hp
+        sb = _speed_bound(P, st, i, dt)
+        if sb == 0.0:
             continue
         for w in range(3):
             gap = _circle_rect_gap(st[i, SX], st[i, SY], ri, walls[w])
-            if gap >= sb[i] * hmax:
+            if gap >= sb * hmax:
+                continue
+            _refresh_poly(P, st, polys, valid, i)
+            gap = max(gap, _aabb_rect_gap(polys[i], walls[w]))
+            if gap >= sb * hmax:
+                continue
+            sep, _, _ = nb_sat(walls[w], polys[i])
+            gap = max(gap, sep)
+            if gap >= sb * hmax:
                 continue
             near = True
-            if gap < sb[i] * h:
-                _refresh_poly(P, st, polys, valid, i)
-                sep, _, _ = nb_sat(walls[w], polys[i])
-                gap = max(gap, sep)
-                hp = max(gap, delta) / sb[i]
-                if hp < h:
-                    h = hp
+            cand[3 + 3 * i + w] = True
+            hp = max(gap, delta) / sb
+            if hp < h:
+                h = hp
     return h, near
 
 
@@ -735,6 +778,15 @@ def _update_ignore(
             if not (active[i] and active[j]):
                 ignore[pi] = False
                 continue
+            if (
+                st[i, SVX] == 0.0
+                and st[i, SVY] == 0.0
+                and st[i, SOM] == 0.0
+                and st[j, SVX] == 0.0
+                and st[j, SVY] == 0.0
+                and st[j, SOM] == 0.0
+            ):
+                continue  # both at rest: nothing changes
             ri = P[I_PIECE0 + i * PIECE_STRIDE + PK_R]
             rj = P[I_PIECE0 + j * PIECE_STRIDE + PK_R]
             dx = st[j, SX] - st[i, SX]
@@ -774,6 +826,51 @@ def _record(st: np.ndarray, rec: np.ndarray, f: int) -> None:
 
 
 @njit(cache=True)
+def _all_far(
+    P: np.ndarray,
+    st: np.ndarray,
+    active: np.ndarray,
+    ignore: np.ndarray,
+    bx0: float,
+    bx1: float,
+    by: float,
+    dt: float,
+) -> bool:
+    """True when no piece can reach another piece (launch-overlap pairs excepted) or the
+    tube's bounding box within dt (bounding circles grown by the speed bounds)."""
+    for k in range(3):
+        if not active[k]:
+            continue
+        sk = _speed_bound(P, st, k, dt)
+        if sk == 0.0:
+            continue
+        rk = P[I_PIECE0 + k * PIECE_STRIDE + PK_R] + sk * dt
+        x = st[k, SX]
+        y = st[k, SY]
+        if x > bx0 - rk and x < bx1 + rk and y > -by - rk and y < by + rk:
+            return False
+    for i in range(3):
+        if not active[i]:
+            continue
+        for j in range(i + 1, 3):
+            if not active[j] or ignore[_pair_index(i, j)]:
+                continue
+            sp = _pair_bound(P, st, i, j, dt)
+            if sp == 0.0:
+                continue
+            lim = (
+                P[I_PIECE0 + i * PIECE_STRIDE + PK_R]
+                + P[I_PIECE0 + j * PIECE_STRIDE + PK_R]
+                + sp * dt
+            )
+            dx = st[j, SX] - st[i, SX]
+            dy = st[j, SY] - st[i, SY]
+            if dx * dx + dy * dy < lim * lim:
+                return False
+    return True
+
+
+@njit(cache=True)
 def run_shot(
     P: np.ndarray,
     tab: np.ndarray,
@@ -796,10 +893,13 @@ def run_shot(
     nb_tube_walls(P, dist, walls)
     polys = np.empty((3, 5, 2))
     valid = np.zeros(3, dtype=np.bool_)
-    sb = np.zeros(3)
+    cand = np.zeros(12, dtype=np.bool_)
     nrec = rec.shape[0]
     if nrec > 0:
         _record(st, rec, 0)
+    bx0 = dist
+    bx1 = dist + P[I_TUBE_LENGTH]
+    by = 0.5 * P[I_TUBE_INNER] + P[I_TUBE_WALL]
     substeps = 0
     step = 0
     while step < nsteps:
@@ -809,10 +909,25 @@ def run_shot(
                 moving = True
         if not moving:
             break
+        if _all_far(P, st, active, ignore, bx0, bx1, by, dt):
+            # fast path: no contact is possible within this step, one friction step each
+            for k in range(3):
+                if active[k] and (st[k, SVX] != 0.0 or st[k, SVY] != 0.0 or st[k, SOM] != 0.0):
+                    _friction_move(P, tab, st[k], k, dt)
+                    substeps += 1
+            if ignore[0] or ignore[1] or ignore[2]:
+                valid[:] = False
+                _update_ignore(P, st, active, ignore, polys, valid)
+            step += 1
+            if nrec > 0 and step % rec_every == 0:
+                f = step // rec_every
+                if f < nrec:
+                    _record(st, rec, f)
+            continue
         t_in = 0.0
         while t_in < dt:
             valid[:] = False
-            h, near = _choose_h(P, st, active, ignore, walls, polys, valid, dt - t_in, dt, sb)
+            h, near = _choose_h(P, st, active, ignore, walls, polys, valid, dt - t_in, dt, cand)
             if dt - t_in - h < 1e-12 * dt:
                 h = dt - t_in
             anymove = False
@@ -825,7 +940,7 @@ def run_shot(
             if ignore[0] or ignore[1] or ignore[2]:
                 _update_ignore(P, st, active, ignore, polys, valid)
             if near:
-                _resolve_contacts(P, st, active, ignore, walls, polys, valid)
+                _resolve_contacts(P, st, active, ignore, walls, polys, valid, cand)
             t_in += h
             if not anymove:
                 break
@@ -862,6 +977,41 @@ def _score(
             full[k] = False
 
 
+@njit(cache=True)
+def _one_shot(
+    P: np.ndarray,
+    tab: np.ndarray,
+    action: np.ndarray,
+    seed: np.uint64,
+    dist: float,
+    pose: np.ndarray,
+    toppled: np.ndarray,
+    inn: np.ndarray,
+    full: np.ndarray,
+    realized: np.ndarray,
+    rec: np.ndarray,
+    rec_every: int,
+) -> tuple[int, float, int]:
+    """One full shot from its action and seed; returns (body-substeps, seconds, struck)."""
+    nrm = np.empty(N_NORMALS)
+    shot_normals(seed, nrm)
+    st = np.empty((3, 6))
+    active = np.empty(3, dtype=np.bool_)
+    ignore = np.zeros(3, dtype=np.bool_)
+    th, v, z, o = action_to_physical(P, action)
+    hit = _launch(P, th, v, z, o, nrm, st, active, realized)
+    polys = np.empty((3, 5, 2))
+    _init_ignore(P, st, active, ignore, polys)
+    ns, t = run_shot(P, tab, st, active, ignore, dist, rec, rec_every)
+    for k in range(3):
+        pose[k, 0] = st[k, SX]
+        pose[k, 1] = st[k, SY]
+        pose[k, 2] = st[k, SPHI]
+        toppled[k] = active[k]
+    _score(P, st, active, dist, inn, full)
+    return ns, t, hit
+
+
 @njit(cache=True, parallel=True)
 def _simulate_batch(
     P: np.ndarray,
@@ -880,26 +1030,66 @@ def _simulate_batch(
     rec: np.ndarray,
     rec_every: int,
 ) -> None:
-    n = actions.shape[0]
-    for i in prange(n):
-        nrm = np.empty(N_NORMALS)
-        shot_normals(seeds[i], nrm)
-        st = np.empty((3, 6))
-        active = np.empty(3, dtype=np.bool_)
-        ignore = np.zeros(3, dtype=np.bool_)
-        th, v, z, o = action_to_physical(P, actions[i])
-        struck[i] = _launch(P, th, v, z, o, nrm, st, active, realized[i])
-        polys = np.empty((3, 5, 2))
-        _init_ignore(P, st, active, ignore, polys)
-        ns, t = run_shot(P, tab, st, active, ignore, dists[i], rec[i], rec_every)
+    for i in prange(actions.shape[0]):
+        ns, t, hit = _one_shot(
+            P, tab, actions[i], seeds[i], dists[i], poses[i], toppled[i], inn[i], full[i],
+            realized[i], rec[i], rec_every,
+        )  # fmt: skip
         substeps[i] = ns
         sim_time[i] = t
-        for k in range(3):
-            poses[i, k, 0] = st[k, SX]
-            poses[i, k, 1] = st[k, SY]
-            poses[i, k, 2] = st[k, SPHI]
-            toppled[i, k] = active[k]
-        _score(P, st, active, dists[i], inn[i], full[i])
+        struck[i] = hit
+
+
+@njit(cache=True)
+def _simulate_batch_serial(
+    P: np.ndarray,
+    tab: np.ndarray,
+    actions: np.ndarray,
+    seeds: np.ndarray,
+    dists: np.ndarray,
+    poses: np.ndarray,
+    toppled: np.ndarray,
+    inn: np.ndarray,
+    full: np.ndarray,
+    substeps: np.ndarray,
+    sim_time: np.ndarray,
+    realized: np.ndarray,
+    struck: np.ndarray,
+    rec: np.ndarray,
+    rec_every: int,
+) -> None:
+    for i in range(actions.shape[0]):
+        ns, t, hit = _one_shot(
+            P, tab, actions[i], seeds[i], dists[i], poses[i], toppled[i], inn[i], full[i],
+            realized[i], rec[i], rec_every,
+        )  # fmt: skip
+        substeps[i] = ns
+        sim_time[i] = t
+        struck[i] = hit
+
+
+@njit(cache=True)
+def _one_state(
+    P: np.ndarray,
+    tab: np.ndarray,
+    state: np.ndarray,
+    active_in: np.ndarray,
+    dist: float,
+    final: np.ndarray,
+    inn: np.ndarray,
+    full: np.ndarray,
+    rec: np.ndarray,
+    rec_every: int,
+) -> tuple[int, float]:
+    st = state.copy()
+    active = active_in.copy()
+    ignore = np.zeros(3, dtype=np.bool_)
+    polys = np.empty((3, 5, 2))
+    _init_ignore(P, st, active, ignore, polys)
+    ns, t = run_shot(P, tab, st, active, ignore, dist, rec, rec_every)
+    final[:, :] = st
+    _score(P, st, active, dist, inn, full)
+    return ns, t
 
 
 @njit(cache=True, parallel=True)
@@ -917,18 +1107,16 @@ def _simulate_states_batch(
     rec: np.ndarray,
     rec_every: int,
 ) -> None:
-    n = states.shape[0]
-    for i in prange(n):
-        st = states[i].copy()
-        active = active_in[i].copy()
-        ignore = np.zeros(3, dtype=np.bool_)
-        polys = np.empty((3, 5, 2))
-        _init_ignore(P, st, active, ignore, polys)
-        ns, t = run_shot(P, tab, st, active, ignore, dists[i], rec[i], rec_every)
+    for i in prange(states.shape[0]):
+        ns, t = _one_state(
+            P, tab, states[i], active_in[i], dists[i], final[i], inn[i], full[i], rec[i],
+            rec_every,
+        )  # fmt: skip
         substeps[i] = ns
         sim_time[i] = t
-        final[i] = st
-        _score(P, st, active, dists[i], inn[i], full[i])
+
+
+SERIAL_BELOW = 32  # batches smaller than this run on the calling thread (no pool wake-up)
 
 
 # --------------------------------------------------------------------------- Python API
@@ -1002,7 +1190,8 @@ def _run_batch(
     realized = np.zeros((n, 4))
     struck = np.zeros(n, dtype=np.int64)
     rec = np.zeros((n, frames, 3, 3))
-    _simulate_batch(
+    fn = _simulate_batch_serial if n < SERIAL_BELOW else _simulate_batch
+    fn(
         P, tab, a, s, dists, poses, toppled, inn, full, substeps, sim_time, realized, struck, rec,
         rec_every,
     )  # fmt: skip

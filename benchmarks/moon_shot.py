@@ -1,0 +1,209 @@
+"""Moon Shot physics throughput: the batched Numba kernel vs pymunk on comparable shots.
+
+Rows (``run``): shots/s and body-substeps/s of ``envs.moon_shot.physics.simulate`` at each
+batch size (random actions uniform in [-1, 1]^4, default noise, tube at one tube length),
+then pymunk 7 simulating the same launches (same MS-7 launch states) with the table
+friction emulated as in pymunk's tank example (a pivot and a gear joint to the static body,
+``max_force`` = mu m g and the uniform-pressure spin torque), tube walls as static boxes,
+fixed 1 ms steps, pieces not colliding with each other (the launch overlap rule has no
+pymunk equivalent), until every body is slower than 1 mm/s and 0.01 rad/s or 5 s.
+A body-substep is one body advanced over one (sub)step; pymunk steps all three bodies.
+
+    python -m benchmarks.moon_shot            # default batches 1, 1024, 16384
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+
+GAME = "moon_shot"
+
+
+def _kernel_rows(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, Any]]:
+    import numba
+
+    from envs.moon_shot.params import DEFAULT_PARAMS
+    from envs.moon_shot.physics import friction_table, simulate
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
+    t0 = time.perf_counter()
+    friction_table(DEFAULT_PARAMS)
+    simulate(np.zeros((2, 4)), np.arange(2, dtype=np.uint64))
+    compile_s = time.perf_counter() - t0
+    rng = np.random.default_rng(12345)
+    rows: list[dict[str, Any]] = []
+    for batch in batch_sizes:
+        shots = 0
+        substeps = 0
+        elapsed = 0.0
+        calls = 0
+        while elapsed < seconds or calls == 0:
+            a = rng.uniform(-1.0, 1.0, (batch, 4))
+            seeds = rng.integers(0, 2**63, batch, dtype=np.uint64)
+            t = time.perf_counter()
+            res = simulate(a, seeds)
+            elapsed += time.perf_counter() - t
+            shots += batch
+            substeps += int(res.substeps.sum())
+            calls += 1
+        for rate, unit in ((shots / elapsed, "shots/s"), (substeps / elapsed, "body-substeps/s")):
+            rows.append(
+                {
+                    "game": GAME,
+                    "config": "3 pieces, tube 160 mm, noise 1",
+                    "measure": "physics kernel simulate()",
+                    "batch": batch,
+                    "threads": threads,
+                    "rate": rate,
+                    "unit": unit,
+                    "compile_s": compile_s,
+                }
+            )
+    return rows
+
+
+def pymunk_shots(n: int, seed: int = 0, dt: float = 1e-3) -> tuple[int, int, float]:
+    """Simulate n comparable shots in pymunk; returns (shots, body-steps, seconds)."""
+    import pymunk
+
+    from envs.moon_shot.geometry import local_footprint, tube_walls
+    from envs.moon_shot.params import DEFAULT_PARAMS as p
+    from envs.moon_shot.params import I_PIECE0, PIECE_STRIDE, PK_I, PK_RHO
+    from envs.moon_shot.physics import action_to_physical, friction_table, launch_states
+
+    P = p.to_array()
+    tab = friction_table(p)
+    rng = np.random.default_rng(seed)
+    walls = tube_walls(p.tube_distance, p)
+    body_steps = 0
+    elapsed = 0.0
+    max_steps = int(round(p.max_shot_seconds / dt))
+    for _ in range(n):
+        a = rng.uniform(-1.0, 1.0, 4)
+        th, v, z, o = action_to_physical(P, a)
+        st, act, _, _ = launch_states(th, v, z, o, rng.standard_normal(10), p)
+        t = time.perf_counter()
+        space = pymunk.Space()
+        space.iterations = 10
+        for w in walls:
+            box = pymunk.Poly(space.static_body, [tuple(c) for c in w])
+            box.elasticity = p.restitution_tube
+            box.friction = p.contact_friction
+            space.add(box)
+        bodies = []
+        for k in range(3):
+            if not act[k]:
+                continue
+            m = float(p.masses()[k])
+            inertia = float(P[I_PIECE0 + k * PIECE_STRIDE + PK_I])
+            rho = float(P[I_PIECE0 + k * PIECE_STRIDE + PK_RHO])
+            body = pymunk.Body(m, inertia)
+            body.position = (st[k, 0], st[k, 1])
+            body.angle = st[k, 2]
+            body.velocity = (st[k, 3], st[k, 4])
+            body.angular_velocity = st[k, 5]
+            shape = pymunk.Poly(body, [tuple(c) for c in local_footprint(k, p)])
+            shape.elasticity = p.restitution_piece
+            shape.friction = 1.0
+            shape.filter = pymunk.ShapeFilter(group=1)  # pieces ignore each other
+            pivot = pymunk.PivotJoint(space.static_body, body, (0, 0), (0, 0))
+            pivot.max_bias = 0
+            pivot.max_force = p.mu * m * p.g
+            gear = pymunk.GearJoint(space.static_body, body, 0.0, 1.0)
+            gear.max_bias = 0
+            gear.max_force = p.mu * m * p.g * rho * abs(float(tab[k, -1, 0, 2]))
+            space.add(body, shape, pivot, gear)
+            bodies.append(body)
+        steps = 0
+        while steps < max_steps and bodies:
+            space.step(dt)
+            steps += 1
+            if all(b.velocity.length < 1e-3 and abs(b.angular_velocity) < 1e-2 for b in bodies):
+                break
+        elapsed += time.perf_counter() - t
+        body_steps += steps * len(bodies)
+    return n, body_steps, elapsed
+
+
+def _pymunk_rows(seconds: float) -> list[dict[str, Any]]:
+    try:
+        import pymunk  # noqa: F401
+    except ImportError:
+        return [
+            {
+                "game": GAME,
+                "config": "pymunk not installed",
+                "measure": "peer pymunk",
+                "batch": 1,
+                "threads": 1,
+                "rate": None,
+                "unit": "shots/s",
+                "compile_s": None,
+            }
+        ]
+    shots = 0
+    steps = 0
+    elapsed = 0.0
+    seed = 0
+    while elapsed < seconds or shots == 0:
+        n, s, e = pymunk_shots(8, seed=seed)
+        shots += n
+        steps += s
+        elapsed += e
+        seed += 1
+    rows = []
+    for rate, unit in ((shots / elapsed, "shots/s"), (steps / elapsed, "body-substeps/s")):
+        rows.append(
+            {
+                "game": GAME,
+                "config": "3 pieces, tube 160 mm, 1 ms steps",
+                "measure": "peer pymunk (joint friction)",
+                "batch": 1,
+                "threads": 1,
+                "rate": rate,
+                "unit": unit,
+                "compile_s": None,
+            }
+        )
+    return rows
+
+
+def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, Any]]:
+    """Benchmark rows for the lead's throughput table (see module docstring)."""
+    rows = _kernel_rows(batch_sizes, seconds, threads)
+    rows.extend(_pymunk_rows(max(seconds, 1.0)))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the rows as a small table."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--batch", type=int, nargs="+", default=[1, 1024, 16384])
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args(argv)
+    rows = run(args.batch, args.seconds, args.threads)
+    for r in rows:
+        rate = "skipped" if r["rate"] is None else f"{r['rate']:.4g}"
+        comp = "" if r["compile_s"] is None else f"  compile {r['compile_s']:.2f} s"
+        print(
+            f"{r['measure']:<32} batch {r['batch']:>6} threads {r['threads']}  "
+            f"{rate:>10} {r['unit']}{comp}"
+        )
+    per_core = [
+        r["rate"] / r["threads"]
+        for r in rows
+        if r["unit"] == "body-substeps/s" and r["measure"].startswith("physics") and r["rate"]
+    ]
+    peer = [r["rate"] for r in rows if r["unit"] == "body-substeps/s" and "pymunk" in r["measure"]]
+    if per_core and peer and peer[0]:
+        print(f"kernel/pymunk body-substeps per core: {max(per_core) / peer[0]:.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
