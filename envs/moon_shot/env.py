@@ -316,6 +316,7 @@ class MoonShotEnv(AECEnv):
         self.last_shooter = -1
         self._rng = np.random.default_rng()
         self._window: Any = None
+        self._shots_fired = 0  # replay key for human rendering
 
     def observation_space(self, agent: str) -> spaces.Box:
         return self.observation_spaces[agent]
@@ -367,6 +368,7 @@ class MoonShotEnv(AECEnv):
             target_score=self.config.target_score,
         )
         self.last_shot, self.last_shooter = shots, seat
+        self._shots_fired += 1
         self._cumulative_rewards[agent] = 0.0
         shot_info = {"shooter": agent, **shots.info(0), "scores": self._score_dict()}
         for a_ in self.agents:
@@ -399,7 +401,7 @@ class MoonShotEnv(AECEnv):
             return ms_render.rgb_turn(self)
         if self._window is None:
             self._window = ms_render.ShotReplay("Moon Shot", self.metadata["render_fps"])
-        key = int(self.state.turn[0])
+        key = self._shots_fired
         replay = self._window.seen(key)
         self._window.play(
             [ms_render.rgb_turn(self)] if replay else ms_render.replay_frames_turn(self), key
@@ -495,6 +497,7 @@ class MoonShotParallelEnv(ParallelEnv):
         self.last_shot: Shots | None = None
         self._rng = np.random.default_rng()
         self._window: Any = None
+        self._shots_fired = 0  # replay key for human rendering
 
     def observation_space(self, agent: str) -> spaces.Box:
         return self.observation_spaces[agent]
@@ -551,6 +554,7 @@ class MoonShotParallelEnv(ParallelEnv):
             target_score=self.config.target_score,
         )
         self.last_shot = shots
+        self._shots_fired += 1
         done = bool(self.state.done[0])
         obs = self._observations()
         scores = {ag: int(self.state.scores[0, i]) for i, ag in enumerate(self.possible_agents)}
@@ -581,7 +585,7 @@ class MoonShotParallelEnv(ParallelEnv):
             return ms_render.rgb_realtime(self)
         if self._window is None:
             self._window = ms_render.ShotReplay("Moon Shot (realtime)", self.metadata["render_fps"])
-        key = int(self.state.turn[0])
+        key = self._shots_fired
         replay = self._window.seen(key)
         self._window.play(
             [ms_render.rgb_realtime(self)] if replay else ms_render.replay_frames_realtime(self),

@@ -158,6 +158,7 @@ class MoonShotSoloEnv(gym.Env):
         self.state = game.new_solo(1)
         self.last_shot: Shots | None = None
         self._window: Any = None
+        self._shots_fired = 0  # replay key for human rendering
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -173,6 +174,7 @@ class MoonShotSoloEnv(gym.Env):
         a = check_actions(np.reshape(action, (1, -1)) if np.ndim(action) == 1 else action, 1)
         reward, shots = self.config.shoot(self.state, a, record=self.render_mode is not None)
         self.last_shot = shots
+        self._shots_fired += 1
         if self.render_mode == "human":
             self.render()
         return (
@@ -205,7 +207,7 @@ class MoonShotSoloEnv(gym.Env):
             return ms_render.rgb_shot(cfg, shots, 0)
         if self._window is None:
             self._window = ms_render.ShotReplay("Moon Shot solo", self.metadata["render_fps"])
-        key = int(self.state.shots[0])
+        key = self._shots_fired
         if self._window.seen(key):
             self._window.play([ms_render.rgb_shot(cfg, shots, 0)], key)
         else:

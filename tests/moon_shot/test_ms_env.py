@@ -441,3 +441,22 @@ def test_run_shots_same_result_alone_or_in_a_batch():
         one = run_shots(acts[m : m + 1], seeds[m : m + 1], cfg)
         assert np.array_equal(one.poses[0], batch.poses[m])
         assert one.score.kind[0] == batch.score.kind[m]
+
+
+def test_human_mode_replays_each_shot_once(monkeypatch):
+    from envs.core.render import HumanWindow
+
+    shown = []
+    monkeypatch.setattr(ms_render, "MAX_REPLAY_FRAMES", 3)
+    monkeypatch.setattr(HumanWindow, "show", lambda self, frame: shown.append(frame.shape))
+    env = moon_shot_v0.raw_env(num_players=2, render_mode="human", noise=0.0)
+    env.reset(seed=0)
+    env.step(AIM)  # human mode renders in step: the shot is replayed
+    first = len(shown)
+    assert first >= 3 and all(s == (ms_render.HEIGHT, ms_render.WIDTH, 3) for s in shown)
+    env.render()  # same shot again: only its final frame
+    assert len(shown) == first + 1
+    env.reset(seed=0)
+    env.step(AIM)  # a new game's first shot is replayed again
+    assert len(shown) == 2 * first + 1
+    env.close()
