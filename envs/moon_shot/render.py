@@ -86,17 +86,19 @@ def _area(poly: np.ndarray) -> float:
 
 
 def _polyline(img: np.ndarray, pts_px: np.ndarray, colour: np.ndarray) -> None:
-    """Draw a 1-pixel polyline by dense sampling."""
+    """Draw a 1-pixel polyline by sampling it about once per pixel of its length."""
     h, w = img.shape[:2]
-    if len(pts_px) < 2:
+    seglen = np.hypot(*np.diff(pts_px, axis=0).T)
+    keep = np.concatenate([[True], seglen > 1e-9])
+    pts = pts_px[keep]
+    if len(pts) < 2:
         return
-    seg = np.diff(pts_px, axis=0)
-    steps = np.maximum(np.ceil(np.abs(seg).max(axis=1)).astype(int), 1)
-    for a, d, k in zip(pts_px[:-1], seg, steps, strict=True):
-        t = np.linspace(0.0, 1.0, k + 1)[:, None]
-        p = np.floor(a + t * d).astype(int)
-        ok = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
-        img[p[ok, 1], p[ok, 0]] = colour
+    cum = np.concatenate([[0.0], np.cumsum(seglen[seglen > 1e-9])])
+    t = np.linspace(0.0, cum[-1], int(np.ceil(cum[-1])) + 2)
+    p = np.floor(np.stack([np.interp(t, cum, pts[:, 0]), np.interp(t, cum, pts[:, 1])], 1))
+    p = p.astype(int)
+    ok = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
+    img[p[ok, 1], p[ok, 0]] = colour
 
 
 def draw_panel(
