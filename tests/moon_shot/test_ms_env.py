@@ -345,6 +345,7 @@ def _snapshot(env):
         (np.zeros((2, 4)), "shape"),
         (np.float32(0.5), "shape"),
         ("aim", "numeric|shape"),
+        (None, "None"),
     ],
 )
 def test_bad_actions_rejected_state_untouched(make, action, match):
