@@ -18,7 +18,6 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
@@ -30,7 +29,6 @@ from envs.moon_shot.params import PhysicsParams
 from envs.moon_shot.scoring import KIND_NAMES, ShotScore, score_shots
 
 ACTION_SIZE = 4
-SERIAL_SHOTS = 4  # batches up to this size run the physics on one thread
 OBS_EXTRA = 10  # entries after the 2P seat-relative block (see observation_layout)
 
 
@@ -155,18 +153,11 @@ def run_shots(
     a = np.ascontiguousarray(actions, dtype=np.float64).reshape(-1, ACTION_SIZE)
     s = np.ascontiguousarray(seeds, dtype=np.uint64).reshape(-1)
     frames = None
-    # A few shots do not pay for waking the thread pool (a single shot runs ~10x faster on
-    # one thread); the result is the same whatever the thread count.
-    threads = numba.get_num_threads()
-    if a.shape[0] <= SERIAL_SHOTS:
-        numba.set_num_threads(1)
-    try:
-        if record:
-            result, frames = physics.simulate_recorded(a, s, params, tube_distance=config.distance)
-        else:
-            result = physics.simulate(a, s, params, tube_distance=config.distance)
-    finally:
-        numba.set_num_threads(threads)
+    # (the physics runs small batches on the calling thread itself: no pool wake-up)
+    if record:
+        result, frames = physics.simulate_recorded(a, s, params, tube_distance=config.distance)
+    else:
+        result = physics.simulate(a, s, params, tube_distance=config.distance)
     score = score_shots(
         result.in_tube,
         result.fully_in_tube,

@@ -434,6 +434,7 @@ def test_variants_reach_physics_and_scoring(variant):
 
 def test_run_shots_same_result_alone_or_in_a_batch():
     """Small batches run serially, big ones on the thread pool: same shots either way."""
+    assert physics.SERIAL_BELOW <= 16
     cfg = MoonShotConfig()
     acts = np.random.default_rng(4).uniform(-1, 1, (16, 4))
     seeds = np.arange(100, 116, dtype=np.uint64)
