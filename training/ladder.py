@@ -1,0 +1,513 @@
+"""The agent ladder: seat-swapped round robins, OpenSkill ratings, an SQLite match log.
+
+``arena ladder GAME [--agents A B ...] [--games-per-pair N] [--players P] [--db PATH]
+[--out DIR] [--seed S]``; Python: :func:`run_ladder`. See docs/ladder.md.
+
+How matches are made. Agents are registry names (``agents/registry.py``). A *combination*
+is a set of agents that meet: every pair for 2-player games; every P-subset for P-player
+games when there are at least P agents, else every multiset of P agents with at least two
+different ones. Each combination is played in all its cyclic *seatings* (for two
+players: A-B and B-A, seat-swapped), ``--games-per-pair`` N games per combination split
+evenly over its seatings. All games of one seating run as one batch through the game's
+facade: each step, every agent acts on the sub-batch of games where its seat is to move.
+Game i of every seating of a combination starts from the same seed (derived from the
+ladder seed, the game, its configuration and the combination), so seat-swapped games
+mirror each other.
+
+Storage. Every game is one row of the append-only ``matches`` table keyed by (game,
+config, seating, game index). A rerun plays only the missing rows, so a ladder resumes
+after an interruption and a new entrant plays only its own combinations. Ratings are
+recomputed from the stored rows of the agents in the current run (see training/ratings.py),
+in a fixed order, so the table does not depend on how the rows were accumulated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from agents.base import ActContext, Agent
+from agents.rollout import SMALL_BATCH, numba_threads
+from training.ratings import (
+    AgentRating,
+    MatchRecord,
+    compute_ratings,
+    pairwise_win_rates,
+    ranks_from_results,
+)
+
+Factory = Callable[[int], Agent]
+
+
+class IllegalActionError(RuntimeError):
+    """An agent answered an action its mask forbids (a bug in that agent)."""
+
+
+@dataclass
+class GameOutcome:
+    """Result of one played game: per-seat reward and a tie-break (later/higher is better)."""
+
+    rewards: np.ndarray  # (P,) float
+    finish: np.ndarray  # (P,) float: step a seat's game ended (or points, Moon Shot)
+    length: int  # decisions (board games) or shots (Moon Shot) played
+
+
+class Runner(Protocol):
+    """Plays batches of games between seated agents for one game configuration."""
+
+    num_players: int
+    config: str
+
+    def play(self, agents: Sequence[Agent], seed: int, indices: np.ndarray) -> list[GameOutcome]:
+        """Games ``indices`` of the series seeded by ``seed``, agents[s] in seat s."""
+        ...
+
+
+class TurnBasedRunner:
+    """Plays a BatchGame (envs/core/batch.py): all games advance together, each agent acts
+    on the sub-batch of games where its seat is to move; finished games leave the batch."""
+
+    def __init__(self, game: Any, config: str | None = None) -> None:
+        self.game = game
+        self.num_players = int(game.num_players)
+        self.config = config or f"players={self.num_players}"
+
+    def play(self, agents: Sequence[Agent], seed: int, indices: np.ndarray) -> list[GameOutcome]:
+        game = self.game
+        if len(agents) != self.num_players:
+            raise ValueError(f"{game.name} needs {self.num_players} agents, got {len(agents)}")
+        indices = np.asarray(indices, np.int64)
+        n = len(indices)
+        if n == 0:
+            return []
+        with numba_threads(1 if n < SMALL_BATCH else None):
+            return self._play(agents, seed, indices)
+
+    def _play(self, agents: Sequence[Agent], seed: int, indices: np.ndarray) -> list[GameOutcome]:
+        game = self.game
+        n = len(indices)
+        state = game.take(game.init(int(indices.max()) + 1, seed), indices)
+        p = self.num_players
+        total = np.zeros((n, p), np.float64)
+        finish = np.full((n, p), -1.0)
+        length = np.zeros(n, np.int64)
+        alive = np.arange(n)
+        t = 0
+        while len(alive):
+            seats = np.asarray(game.current_player(state), np.int64)
+            mask = np.asarray(game.legal_mask(state), bool)
+            obs = game.observe(state, np.maximum(seats, 0))
+            actions = np.zeros(len(alive), np.int64)
+            for s, agent in enumerate(agents):
+                sel = np.flatnonzero(seats == s)
+                if len(sel) == 0:
+                    continue
+                ctx = None
+                if agent.needs_context:
+                    ctx = ActContext(game=game, state=game.take(state, sel), seats=seats[sel])
+                a = np.asarray(agent.act(obs[sel], mask[sel], ctx), np.int64).reshape(-1)
+                ok = (a >= 0) & (a < mask.shape[1])
+                ok[ok] = mask[sel[ok], a[ok]]
+                if not ok.all():
+                    bad = int(np.flatnonzero(~ok)[0])
+                    raise IllegalActionError(
+                        f"agent {agent.name!r} (seat {s}) chose illegal action {int(a[bad])}"
+                        f" in {game.name} game {int(indices[alive[sel[bad]]])}"
+                    )
+                actions[sel] = a
+            if (seats < 0).any():
+                raise RuntimeError(f"{game.name}: a game in the batch has no seat to act")
+            rewards, done = game.step(state, actions)
+            t += 1
+            total[alive] += rewards
+            length[alive] += 1
+            got = (np.asarray(rewards) != 0) & (finish[alive] < 0)
+            done = np.asarray(done, bool)
+            got |= done[:, None] & (finish[alive] < 0)
+            f = finish[alive]
+            f[got] = t
+            finish[alive] = f
+            if done.any():
+                keep = np.flatnonzero(~done)
+                alive = alive[keep]
+                if len(alive):
+                    state = game.take(state, keep)
+        return [GameOutcome(total[i], finish[i], int(length[i])) for i in range(n)]
+
+
+def make_runner(game: str, players: int | None = None) -> Runner:
+    """The runner of a registered game (its batch facade, or Moon Shot's game flow)."""
+    if game == "moon_shot":
+        from training.moon_shot_runner import MoonShotRunner
+
+        return MoonShotRunner(players or 2)
+    if game in ("proteus", "virus_fight"):
+        from agents.games import load_batch_game
+
+        bg = load_batch_game(game, players)
+        return TurnBasedRunner(bg, config=f"players={bg.num_players}")
+    raise ValueError(f"unknown game {game!r}; choose proteus, virus_fight or moon_shot")
+
+
+# -- planning ------------------------------------------------------------------------------
+
+
+def _derive_seed(*parts: object) -> int:
+    h = hashlib.blake2b("|".join(str(x) for x in parts).encode(), digest_size=8)
+    return int.from_bytes(h.digest(), "little") >> 1
+
+
+def plan_combinations(names: Sequence[str], players: int) -> list[tuple[str, ...]]:
+    """The agent combinations that meet (see the module docstring)."""
+    names = list(dict.fromkeys(names))
+    if len(names) < 2:
+        raise ValueError("a ladder needs at least two different agents")
+    if len(names) >= players:
+        return [tuple(c) for c in itertools.combinations(names, players)]
+    return [
+        tuple(c) for c in itertools.combinations_with_replacement(names, players) if len(set(c)) > 1
+    ]
+
+
+def seatings_of(combo: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The distinct cyclic rotations of a combination (A-B and B-A for a pair)."""
+    out: list[tuple[str, ...]] = []
+    for r in range(len(combo)):
+        s = combo[r:] + combo[:r]
+        if s not in out:
+            out.append(s)
+    return out
+
+
+# -- storage -------------------------------------------------------------------------------
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    game TEXT NOT NULL,
+    config TEXT NOT NULL,
+    seating TEXT NOT NULL,
+    game_index INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    agents TEXT NOT NULL,
+    rewards TEXT NOT NULL,
+    ranks TEXT NOT NULL,
+    length INTEGER NOT NULL,
+    PRIMARY KEY (game, config, seating, game_index)
+)
+"""
+
+
+class MatchDB:
+    """Append-only SQLite log of ladder games."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(self.path))
+        self.conn.execute(_SCHEMA)
+        self.conn.commit()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def stored_indices(self, game: str, config: str, seating: str) -> set[int]:
+        rows = self.conn.execute(
+            "SELECT game_index FROM matches WHERE game=? AND config=? AND seating=?",
+            (game, config, seating),
+        )
+        return {int(r[0]) for r in rows}
+
+    def insert(self, game: str, config: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Insert finished games (one transaction: a seating's batch is stored whole)."""
+        with self.conn:
+            self.conn.executemany(
+                "INSERT INTO matches (game, config, seating, game_index, seed, agents, rewards,"
+                " ranks, length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(game, config, *r) for r in rows],
+            )
+
+    def records(self, game: str, config: str) -> list[MatchRecord]:
+        rows = self.conn.execute(
+            "SELECT seating, game_index, agents, rewards, ranks FROM matches"
+            " WHERE game=? AND config=? ORDER BY game_index, seating",
+            (game, config),
+        )
+        return [
+            MatchRecord(
+                seating=s,
+                game_index=int(i),
+                agents=tuple(json.loads(a)),
+                rewards=tuple(float(x) for x in json.loads(r)),
+                ranks=tuple(int(x) for x in json.loads(k)),
+            )
+            for s, i, a, r, k in rows
+        ]
+
+    def count(self, game: str | None = None) -> int:
+        if game is None:
+            return int(self.conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+        q = "SELECT COUNT(*) FROM matches WHERE game=?"
+        return int(self.conn.execute(q, (game,)).fetchone()[0])
+
+
+# -- the ladder ----------------------------------------------------------------------------
+
+
+@dataclass
+class LadderResult:
+    """What a ladder run produced (the demo prints ``table`` and shows the plots)."""
+
+    game: str
+    config: str
+    names: list[str]
+    ratings: list[AgentRating]
+    win_matrix: np.ndarray  # (K, K) row's score against column, in ``names`` order
+    games_played: int  # games played by this run
+    games_stored: int  # games of these agents in the database after this run
+    plots: dict[str, Path] = field(default_factory=dict)
+
+    def table(self) -> str:
+        """The leaderboard as plain text (also what ``rich`` prints)."""
+        lines = [
+            f"{'agent':24s} {'mu':>7s} {'sigma':>6s} {'ordinal':>8s} {'win%':>6s} {'games':>6s}"
+        ]
+        for r in self.ratings:
+            lines.append(
+                f"{r.name:24s} {r.mu:7.2f} {r.sigma:6.2f} {r.ordinal:8.2f}"
+                f" {100 * r.win_rate:6.1f} {r.games:6d}"
+            )
+        return "\n".join(lines)
+
+
+def run_ladder(
+    game: str,
+    agents: Sequence[str] | Mapping[str, Factory] | None = None,
+    games_per_pair: int = 20,
+    players: int | None = None,
+    db: str | Path = "runs/ladder/ladder.sqlite",
+    out: str | Path | None = "runs/ladder",
+    seed: int = 0,
+    runner: Runner | None = None,
+    progress: bool = False,
+) -> LadderResult:
+    """Play the missing games of the round robin, store them, rate everyone, plot.
+
+    ``agents`` is a list of registry names for ``game`` or a mapping name -> factory (for
+    agents outside the registry, e.g. in tests); ``runner`` overrides the game's runner
+    (tests use a tiny tic-tac-toe). ``out=None`` skips the plots.
+    """
+    from agents.registry import DEFAULT_AGENTS, resolve
+
+    if games_per_pair < 1:
+        raise ValueError(f"games_per_pair must be >= 1, got {games_per_pair}")
+    if agents is None:
+        agents = DEFAULT_AGENTS[game]
+    if isinstance(agents, Mapping):
+        factories = dict(agents)
+    else:
+        factories = {name: resolve(game, name) for name in agents}
+    names = list(factories)
+    if runner is None:
+        runner = make_runner(game, players)
+    elif players is not None and players != runner.num_players:
+        raise ValueError(f"runner plays {runner.num_players} players, asked for {players}")
+    p = runner.num_players
+    config = runner.config
+    store = MatchDB(db)
+    played = 0
+    try:
+        combos = plan_combinations(names, p)
+        work = []
+        for combo in combos:
+            base = _derive_seed(seed, game, config, *sorted(combo))
+            seats = seatings_of(combo)
+            for r, seating in enumerate(seats):
+                n_r = games_per_pair // len(seats) + (1 if r < games_per_pair % len(seats) else 0)
+                key = "|".join(seating)
+                have = store.stored_indices(game, config, key)
+                missing = np.array([i for i in range(n_r) if i not in have], np.int64)
+                if len(missing):
+                    work.append((seating, key, base, missing))
+        bar = _progress(progress, sum(len(w[3]) for w in work))
+        for seating, key, base, missing in work:
+            seat_agents = []
+            for s, name in enumerate(seating):
+                agent = factories[name](_derive_seed(base, key, s, int(missing[0])))
+                agent.name = name
+                seat_agents.append(agent)
+            outcomes = runner.play(seat_agents, base, missing)
+            rows = []
+            for i, o in zip(missing.tolist(), outcomes, strict=True):
+                ranks = ranks_from_results(o.rewards.tolist(), o.finish.tolist())
+                rows.append(
+                    (
+                        key,
+                        i,
+                        base,
+                        json.dumps(list(seating)),
+                        json.dumps([float(x) for x in o.rewards]),
+                        json.dumps(list(ranks)),
+                        o.length,
+                    )
+                )
+            store.insert(game, config, rows)
+            played += len(rows)
+            if bar is not None:
+                bar.update(len(rows))
+        if bar is not None:
+            bar.close()
+        records = [m for m in store.records(game, config) if set(m.agents) <= set(names)]
+    finally:
+        store.close()
+    result = LadderResult(
+        game=game,
+        config=config,
+        names=names,
+        ratings=compute_ratings(records, names),
+        win_matrix=pairwise_win_rates(records, names),
+        games_played=played,
+        games_stored=len(records),
+    )
+    if out is not None:
+        result.plots = write_plots(result, Path(out))
+    return result
+
+
+def _progress(enabled: bool, total: int) -> Any:
+    if not enabled or total == 0:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="game", desc="ladder")
+
+
+def write_plots(result: LadderResult, out: Path) -> dict[str, Path]:
+    """Ratings with uncertainty bars and the pairwise win-rate heatmap, as PNG files."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"{result.game}_{result.config.replace('=', '').replace(',', '_')}"
+    paths = {"ratings": out / f"{stem}_ratings.png", "winrate": out / f"{stem}_winrate.png"}
+
+    rows = result.ratings
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(rows) + 2), 4))
+    x = np.arange(len(rows))
+    ax.errorbar(
+        x,
+        [r.mu for r in rows],
+        yerr=[3 * r.sigma for r in rows],
+        fmt="o",
+        capsize=6,
+        label="mu ± 3 sigma",
+    )
+    ax.scatter(x, [r.ordinal for r in rows], marker="_", s=300, color="C3", label="ordinal")
+    ax.set_xticks(x, [r.name for r in rows], rotation=20, ha="right")
+    ax.set_ylabel("OpenSkill rating (PlackettLuce)")
+    ax.set_title(f"{result.game} ladder ({result.config}, {result.games_stored} games)")
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(paths["ratings"], dpi=100)
+    plt.close(fig)
+
+    names = result.names
+    k = len(names)
+    fig, ax = plt.subplots(figsize=(1.1 * k + 3, 1.0 * k + 2))
+    im = ax.imshow(result.win_matrix, vmin=0.0, vmax=1.0, cmap="RdYlGn")
+    ax.set_xticks(range(k), names, rotation=30, ha="right")
+    ax.set_yticks(range(k), names)
+    for i in range(k):
+        for j in range(k):
+            v = result.win_matrix[i, j]
+            if np.isfinite(v):
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    ax.set_title(f"{result.game}: score of row vs column")
+    fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    fig.savefig(paths["winrate"], dpi=100)
+    plt.close(fig)
+    return paths
+
+
+def print_table(result: LadderResult) -> None:
+    """Print the leaderboard with rich."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{result.game} ladder ({result.config}, {result.games_stored} games)")
+    for col in ("rank", "agent", "mu", "sigma", "ordinal", "win rate", "draws", "games"):
+        table.add_column(col, justify="left" if col == "agent" else "right")
+    for k, r in enumerate(result.ratings, 1):
+        table.add_row(
+            str(k),
+            r.name,
+            f"{r.mu:.2f}",
+            f"{r.sigma:.2f}",
+            f"{r.ordinal:.2f}",
+            f"{100 * r.win_rate:.1f}%",
+            str(r.draws),
+            str(r.games),
+        )
+    Console().print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``arena ladder`` entry point."""
+    from agents.registry import DEFAULT_AGENTS, GAMES
+
+    parser = argparse.ArgumentParser(
+        prog="arena ladder",
+        description="Seat-swapped round-robin ladder with OpenSkill (PlackettLuce) ratings.",
+    )
+    parser.add_argument("game", choices=GAMES)
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        default=None,
+        help="registry names (random, heuristic, mcts, mcts:N, aim, planner, policy:PATH);"
+        " default: " + "; ".join(f"{g}: {' '.join(a)}" for g, a in DEFAULT_AGENTS.items()),
+    )
+    parser.add_argument("--games-per-pair", type=int, default=20, metavar="N")
+    parser.add_argument("--players", type=int, default=None, metavar="P")
+    parser.add_argument("--db", default="runs/ladder/ladder.sqlite", metavar="PATH")
+    parser.add_argument("--out", default="runs/ladder", metavar="DIR")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        result = run_ladder(
+            args.game,
+            args.agents,
+            games_per_pair=args.games_per_pair,
+            players=args.players,
+            db=args.db,
+            out=args.out,
+            seed=args.seed,
+            progress=not args.no_progress,
+        )
+    except (ValueError, IllegalActionError) as exc:
+        print(f"arena ladder: {exc}")
+        return 2
+    print_table(result)
+    print(f"played {result.games_played} new games; {result.games_stored} stored for these agents")
+    for kind, path in result.plots.items():
+        print(f"{kind} plot: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
