@@ -33,9 +33,7 @@ def _play(argv: list[str]) -> int:
 
 
 def _bench(argv: list[str]) -> int:
-    from benchmarks import throughput
-
-    return int(throughput.main(argv))
+    return int(importlib.import_module("benchmarks.throughput").main(argv))
 
 
 # Sub-commands that take over their own argument parsing: name -> (module, help).
