@@ -147,7 +147,7 @@ class TurnBasedRunner:
 def make_runner(game: str, players: int | None = None) -> Runner:
     """The runner of a registered game (its batch facade, or Moon Shot's game flow)."""
     if game == "moon_shot":
-        from training.moon_shot_runner import MoonShotRunner
+        from training.ladder_moon_shot import MoonShotRunner
 
         return MoonShotRunner(players or 2)
     if game in ("proteus", "virus_fight"):

@@ -183,3 +183,12 @@ def test_ladder_on_real_games_and_the_cli(tmp_path: Path, capsys) -> None:  # ty
         == 2
     )
     assert "unknown agent" in capsys.readouterr().out
+
+
+def test_moon_shot_ladder_through_the_game_flow(tmp_path: Path) -> None:
+    res = run_ladder(
+        "moon_shot", ["random", "aim"], games_per_pair=6, db=tmp_path / "m.sqlite", out=tmp_path
+    )
+    assert res.games_played == 6 and res.config == "players=2"
+    assert [r.name for r in res.ratings][0] == "aim"
+    assert res.plots["winrate"].exists()

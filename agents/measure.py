@@ -1,0 +1,88 @@
+"""Measure an agent against an opponent, seat-rotated: ``python -m agents.measure``.
+
+``python -m agents.measure GAME AGENT [--opponent random] [--games N] [--players P]
+[--seed S]`` plays N games with AGENT in every seat in turn (N / P games per seat, the
+other seats held by copies of the opponent) and prints the win / draw / loss rates of
+AGENT with a 95 % Wilson interval. The figures in docs/agents.md come from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+
+from agents.registry import GAMES, make_agent
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion k / n."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return c - h, c + h
+
+
+def measure(
+    game: str,
+    agent: str,
+    opponent: str = "random",
+    games: int = 100,
+    players: int | None = None,
+    seed: int = 0,
+) -> dict[str, float]:
+    """Win/draw/loss counts of ``agent`` against ``opponent`` over seat-rotated games."""
+    from training.ladder import make_runner
+
+    runner = make_runner(game, players)
+    p = runner.num_players
+    per_seat = max(1, games // p)
+    wins = draws = losses = 0
+    for seat in range(p):
+        agents = [make_agent(game, opponent, seed + 1000 + s) for s in range(p)]
+        agents[seat] = make_agent(game, agent, seed + seat)
+        out = runner.play(agents, seed + 7919 * seat, np.arange(per_seat))
+        r = np.array([o.rewards[seat] for o in out])
+        wins += int((r > 0).sum())
+        draws += int((r == 0).sum())
+        losses += int((r < 0).sum())
+    n = wins + draws + losses
+    lo, hi = wilson(wins, n)
+    return {
+        "games": n,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "win_rate": wins / n,
+        "lo": lo,
+        "hi": hi,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agents.measure", description=__doc__)
+    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("agent")
+    parser.add_argument("--opponent", default="random")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--players", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    t = time.perf_counter()
+    r = measure(args.game, args.agent, args.opponent, args.games, args.players, args.seed)
+    print(
+        f"{args.game} players={args.players or 'default'} {args.agent} vs {args.opponent}:"
+        f" {r['wins']}/{r['games']} wins ({100 * r['win_rate']:.1f} %, 95 % CI"
+        f" {100 * r['lo']:.1f}-{100 * r['hi']:.1f}), {r['draws']} draws, {r['losses']} losses"
+        f" [{time.perf_counter() - t:.0f} s]"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,94 @@
+"""Moon Shot games for the ladder, played through the game-flow functions (envs/moon_shot).
+
+All games of a seating advance together: each turn, the agents act on the sub-batch of
+games where their seat shoots, then every shot of the turn is simulated and scored in ONE
+batched physics call (``run_shots``), and ``game.turn_step`` applies MS-14..MS-17. Shot
+noise comes from each game's key exactly as in the AEC env (``shot_seeds(key, turn)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from agents.base import ActContext, Agent
+from agents.moon_shot_agents import MoonShotFacade
+from training.ladder import GameOutcome, IllegalActionError
+
+
+class MoonShotRunner:
+    """Ladder runner for turn-based Moon Shot with ``players`` seats (2..8, MS-14)."""
+
+    def __init__(self, players: int = 2, **config: object) -> None:
+        from envs.moon_shot.env import MoonShotConfig
+
+        cfg = MoonShotConfig(num_players=players, **config)  # type: ignore[arg-type]
+        cfg.check_players()
+        self.facade = MoonShotFacade(cfg)
+        self.num_players = int(players)
+        extra = ",".join(f"{k}={v}" for k, v in sorted(config.items()))
+        self.config = f"players={players}" + (f",{extra}" if extra else "")
+
+    def play(self, agents: Sequence[Agent], seed: int, indices: np.ndarray) -> list[GameOutcome]:
+        from envs.moon_shot import game
+
+        p = self.num_players
+        if len(agents) != p:
+            raise ValueError(f"moon_shot needs {p} agents, got {len(agents)}")
+        indices = np.asarray(indices, np.int64)
+        n = len(indices)
+        if n == 0:
+            return []
+        keys = game.derive_keys(seed, int(indices.max()) + 1)[indices]
+        state = game.new_games(n, p, keys)
+        cfg = self.facade.config
+        while not state.done.all():
+            alive = np.flatnonzero(~state.done)
+            seats = state.seat[alive].astype(np.int64)
+            sub = _take(state, alive)
+            obs = self.facade.observe(sub, seats)
+            actions = np.zeros((len(alive), 4), np.float64)
+            for s, agent in enumerate(agents):
+                sel = np.flatnonzero(seats == s)
+                if len(sel) == 0:
+                    continue
+                ctx = None
+                if agent.needs_context:
+                    ctx = ActContext(game=self.facade, state=_take(sub, sel), seats=seats[sel])
+                a = np.asarray(agent.act(obs[sel], None, ctx), np.float64)
+                if a.shape != (len(sel), 4) or not np.all(np.isfinite(a)) or np.any(np.abs(a) > 1):
+                    raise IllegalActionError(
+                        f"agent {agent.name!r} (seat {s}) answered an action outside [-1, 1]^4"
+                        f" (shape {a.shape}) in moon_shot"
+                    )
+                actions[sel] = a
+            seeds = game.shot_seeds(state.key[alive], state.turn[alive])
+            sc = self.facade.simulate(actions, seeds).score
+            full = {
+                "points": np.zeros(n, np.int64),
+                "crack": np.zeros(n, bool),
+                "colony": np.zeros(n, bool),
+                "landed": np.zeros(n, bool),
+            }
+            for name, arr in full.items():
+                arr[alive] = np.asarray(getattr(sc, name))
+            game.turn_step(
+                state,
+                full["points"],
+                full["crack"],
+                full["colony"],
+                full["landed"],
+                max_rounds=cfg.max_rounds,
+                target_score=cfg.target_score,
+            )
+        return [
+            GameOutcome(state.rewards[i].astype(np.float64), np.zeros(p), int(state.turn[i]))
+            for i in range(n)
+        ]
+
+
+def _take(state, index: np.ndarray):  # type: ignore[no-untyped-def]
+    from envs.moon_shot.game import GameState
+
+    return GameState(**{k: v[index].copy() for k, v in state.__dict__.items()})
