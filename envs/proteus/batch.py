@@ -79,23 +79,16 @@ class ProteusBatch:
 def state_from_text(text: str) -> K.KernelState:
     """Parse a position text into a new batch-of-one state; ValueError naming the problem."""
     pos = parse_position(text)
-    st = K.new_state(1, seed=0, max_turns=pos.max_turns)
-    st.tile_at[0] = pos.tile_at
-    st.piece_at[0] = pos.piece_at
-    st.active[0] = pos.active
-    st.player[0] = pos.player
-    st.turn[0] = pos.turn
-    st.status[0] = pos.status
-    key = int(K.position_key(st.tile_at, st.piece_at, st.active, st.player, 0))
-    history = [key] if pos.history is None else pos.history
-    if history[-1] != key:
-        raise ValueError(
-            f"the last history entry {history[-1]:016x} is not the current position "
-            f"({key:016x}); the history must end with the position itself"
-        )
-    st.hist[0, : len(history)] = np.array(history, dtype=np.uint64)
-    st.hist_len[0] = len(history)
-    return st
+    return K.from_board(
+        pos.tile_at,
+        pos.piece_at,
+        pos.active,
+        pos.player,
+        pos.turn,
+        pos.max_turns,
+        pos.status,
+        pos.history,
+    )
 
 
 def text_of(state: K.KernelState, index: int = 0) -> str:

@@ -5,12 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from envs.core.turn_based import TurnBasedEnv, make_env
 from envs.proteus import kernel as K
 from envs.proteus import notation
 from envs.proteus.batch import OBS_SHAPE, state_from_text, text_of
 from envs.proteus.constants import DEFAULT_MAX_TURNS, NUM_ACTIONS
+
+# (done per seat, final reward per seat) for each kernel status code
+_STATUS_TABLE = [
+    (np.array([False, False]), np.zeros(2)),
+    (np.array([True, True]), np.array([1.0, -1.0])),
+    (np.array([True, True]), np.array([-1.0, 1.0])),
+    (np.array([True, True]), np.zeros(2)),
+    (np.array([True, True]), np.zeros(2)),
+]
 
 
 class ProteusEnv(TurnBasedEnv):
@@ -36,13 +47,17 @@ class ProteusEnv(TurnBasedEnv):
         self.num_actions = NUM_ACTIONS
         self.obs_shape = OBS_SHAPE
         super().__init__(render_mode=render_mode)
-        self._state = K.new_state(1, seed=0, max_turns=self.max_turns)
         self._mask_buf = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
-        self._obs_buf = np.zeros((1, *OBS_SHAPE), dtype=np.float32)
+        self._mask_i8 = self._mask_buf[0].view(np.int8)
+        self._obs_buf = np.zeros((2, *OBS_SHAPE), dtype=np.float32)
         self._seat_buf = np.zeros(1, dtype=np.int64)
-        self._act_buf = np.zeros(1, dtype=np.int64)
-        self._rew_buf = np.zeros((1, 2), dtype=np.float32)
-        self._done_buf = np.zeros(1, dtype=np.bool_)
+        self._set_state(K.new_state(1, seed=0, max_turns=self.max_turns))
+
+    def _set_state(self, state: K.KernelState) -> None:
+        """Adopt a kernel state; mask and both seats' planes are cached until the next move."""
+        self._state = state
+        self._arrays = state.arrays()
+        K.env_refresh(state, self._mask_buf, self._obs_buf, self._seat_buf)
 
     # ------------------------------------------------------------------ hooks
     def _reset_state(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
@@ -50,37 +65,25 @@ class ProteusEnv(TurnBasedEnv):
             raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = options or {}
         if options.get("position") is not None:
-            self._state = state_from_text(options["position"])  # raises before any change
+            self._set_state(state_from_text(options["position"]))  # raises before any change
         else:
             seed = int(rng.integers(0, 2**63 - 1))
-            self._state = K.new_state(1, seed=seed, max_turns=self.max_turns)
+            self._set_state(K.new_state(1, seed=seed, max_turns=self.max_turns))
 
     def _current_seat(self) -> int:
         return int(self._state.player[0])
 
     def _legal_mask(self) -> np.ndarray:
-        K.legal_mask(self._state, self._mask_buf, parallel=False)
-        return self._mask_buf[0].astype(np.int8)
+        return self._mask_i8.copy()
 
     def _apply(self, action: int) -> None:
-        self._act_buf[0] = action
-        K.step(self._state, self._act_buf, False, self._rew_buf, self._done_buf, parallel=False)
+        K._env_step(self._arrays, action, self._mask_buf, self._obs_buf, self._seat_buf)
 
     def _seat_status(self) -> tuple[np.ndarray, np.ndarray]:
-        status = int(self._state.status[0])
-        done = np.full(2, status != 0)
-        if status == 1:
-            final = np.array([1.0, -1.0])
-        elif status == 2:
-            final = np.array([-1.0, 1.0])
-        else:
-            final = np.zeros(2)
-        return done, final
+        return _STATUS_TABLE[int(self._state.status[0])]
 
     def _observe_seat(self, seat: int) -> np.ndarray:
-        self._seat_buf[0] = seat
-        K.observe(self._state, self._seat_buf, self._obs_buf, parallel=False)
-        return self._obs_buf[0].copy()
+        return self._obs_buf[seat].copy()
 
     def action_to_str(self, action: int) -> str:
         return notation.action_to_str(action)
@@ -114,5 +117,74 @@ class ProteusEnv(TurnBasedEnv):
         self.step(self.str_to_action(move))
 
 
+# ----------------------------------------------------------------------------- env()
+#
+# env() is PettingZoo classic's wrapper stack (TerminateIllegalWrapper(-1) ->
+# AssertOutOfBoundsWrapper -> OrderEnforcingWrapper, as ``envs.core.turn_based.make_env``
+# builds it), with one change that keeps the behaviour: the bookkeeping attributes every
+# step reads (agent_selection, terminations, ...) are read straight from the raw env
+# instead of through a chain of ``__getattr__`` forwards, and an in-range ``int`` action
+# skips gymnasium's slow ``Discrete.contains``. That chain cost more than the game itself.
+
+_HOT = (
+    "agent_selection",
+    "agents",
+    "terminations",
+    "truncations",
+    "rewards",
+    "infos",
+    "_cumulative_rewards",
+    "num_agents",
+    "possible_agents",
+)
+_GUARDED = {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents"}
+_GUARDED.add("agents")
+
+
+def _direct(name: str, guarded: bool) -> property:
+    if guarded and name in _GUARDED:
+
+        def get_guarded(self: Any) -> Any:
+            if not self._has_reset:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            return getattr(self._raw, name)
+
+        return property(get_guarded)
+
+    def get(self: Any) -> Any:
+        return getattr(self._raw, name)
+
+    return property(get)
+
+
+def _fast(cls: type, guarded: bool = False) -> type:
+    ns = {name: _direct(name, guarded) for name in _HOT}
+    return type(f"Fast{cls.__name__}", (cls,), ns)
+
+
+_TerminateIllegal = _fast(wrappers.TerminateIllegalWrapper)
+_OrderEnforcing = _fast(wrappers.OrderEnforcingWrapper, guarded=True)
+
+
+class _AssertOutOfBounds(_fast(wrappers.AssertOutOfBoundsWrapper)):  # type: ignore[misc]
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
+            wrappers.BaseWrapper.step(self, action)
+        else:
+            super().step(action)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """``raw_env`` wrapped as PettingZoo classic envs are (an illegal move loses with -1)."""
+    raw = ProteusEnv(**kwargs)
+    wrapped: Any = _TerminateIllegal(raw, illegal_reward=-1)
+    wrapped.__dict__["_raw"] = raw
+    wrapped = _AssertOutOfBounds(wrapped)
+    wrapped.__dict__["_raw"] = raw
+    wrapped = _OrderEnforcing(wrapped)
+    wrapped.__dict__["_raw"] = raw
+    return wrapped
+
+
 raw_env = ProteusEnv
-env = make_env(raw_env)
+reference_env = make_env(raw_env)  # the plain wrapper stack, for comparison

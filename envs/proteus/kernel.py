@@ -1,46 +1,53 @@
 """Proteus rules kernel: pure Numba functions over a batch of games in plain numpy arrays.
 
 Every rule of ``shared/rules/proteus.md`` lives here (rule numbers PR-n in comments).
-State of a batch of ``B`` games (see :class:`KernelState`), all arrays with a leading
-batch axis:
+A batch of ``B`` games is a :class:`KernelState`: a few arrays with a leading batch axis,
+each game packed into a handful of 64-bit words (4-bit "nibbles" and 9-bit bitboards):
 
 ==============  ============  ==========================================================
-array           shape/dtype   meaning
+array           dtype         per game
 ==============  ============  ==========================================================
-``tile_at``     (B, 9) int8   tile id (3*colour+shape) on each square, -1 = empty square
-``piece_at``    (B, 9) int8   piece id (3*player+shape) on each square, -1 = none
-``active``      (B, 3) int8   shape of the face-up tile of each colour, -1 = none (PR-2)
-``player``      (B,) int8     seat to move (0 black, 1 white)
-``turn``        (B,) int32    completed turns (PR-17: every turn counts, passes too)
-``max_turns``   (B,) int32    PR-17 turn limit of each game
-``hist``        (B, H) uint64 packed positions since the last placement (PR-17)
-``hist_len``    (B,) int32    used entries of ``hist``
-``status``      (B,) int8     0 ongoing, 1 black won, 2 white won, 3 draw by repetition,
+``tiles``       int64         nibble ``sq`` = tile id + 1 on square ``sq`` (0 = empty);
+                              tile id = 3*colour + shape, square = 3*row + col
+``tsq``         int64         nibble ``t`` = square of tile ``t`` (15 = in the pool)
+``pieces``      int64         nibble ``pc`` = square of piece ``pc`` = 3*player + shape
+                              (15 = in hand)
+``pat``         int64         nibble ``sq`` = piece id + 1 on square ``sq`` (0 = none)
+``bb``          int64         bitboards: bits 0-8 squares with a tile, 9-17 squares with
+                              a BLACK piece, 18-26 with a WHITE piece, 27-35 tile ids
+                              with a piece on them, 36-44 tile ids on the board, 45-50
+                              piece ids in hand
+``act``         int64         2 bits per colour: face-up tile's shape + 1 (0 = none)
+``player``      int8          seat to move (0 black, 1 white)
+``turn``        int32         completed turns (PR-17: every turn counts, passes too)
+``max_turns``   int32         PR-17 turn limit of the game
+``hist``        (H,) uint64   packed positions since the last placement (PR-17)
+``hist_len``    int32         used entries of ``hist``
+``status``      int8          0 ongoing, 1 black won, 2 white won, 3 draw by repetition,
                               4 draw by the turn limit
-``rng``         (B,) uint64   splitmix64 key of each game (random legal actions)
+``rng``         uint64        splitmix64 key (random legal actions)
 ==============  ============  ==========================================================
 
-The pool, both hands and the phase are functions of the board (whatever is not on the
-board is in the pool / in hand; the movement phase starts once everything is placed), so
-they are not stored. Bitboards (9-bit square masks per player, per tile colour, per tile
-shape) are derived from the mailbox arrays in one pass where a rule needs them.
+The words are redundant views of one board (square -> tile, tile -> square, ...), kept in
+step by every transition, so no rule needs a scan over the squares. The pool, the hands
+and the phase are functions of the board (not placed = in the pool / in hand; the
+movement phase starts once everything is placed).
 
 Repetition (PR-17) is exact: ``hist`` stores whole positions packed into 64 bits (not
 hashes). A placement can never be undone (the count of placed things only grows), so a
-position can only recur among positions since the last placement; the history is cleared
-on every placement and the window starts again with the position after it. The initial
-empty board is the first entry of the history. Packing:
+position can only recur among the positions since the last placement; the history is
+cleared on every placement and starts again with the position after it. The empty board
+is the first entry of a new game's history. Packing:
 
-* placement phase: bits 4*sq..4*sq+3 = tile on ``sq`` + 1 (0 = empty), bits 36+4*piece..
-  = square of ``piece`` (15 = in hand), bit 60 = player to move, bit 63 = 0. Inside one
-  window the face-up state cannot change, so it is implied.
-* movement phase: bits 4*sq.. = tile on ``sq`` for sq 0..7 (the 9th is the one left),
-  bits 32+4*piece.. = square of ``piece``, bits 56+2*colour.. = active shape + 1,
-  bit 62 = player to move, bit 63 = 1.
+* placement phase: ``tiles`` (bits 0-35) | ``pieces`` << 36 | player << 60; bit 63 = 0.
+  Inside one window the face-up state cannot change, so it is implied.
+* movement phase: ``tiles`` of squares 0-7 (bits 0-31; the 9th tile is the one left) |
+  ``pieces`` << 32 | ``act`` << 56 | player << 62 | 1 << 63.
 
 Random legal actions are drawn per game from its own key with exact (rejection-based)
-uniform sampling, without materialising the full mask: the kernel counts the legal
-actions of each kind and decodes the r-th one.
+uniform sampling, fused with the legality computation: the kernel counts the legal
+actions of each kind and decodes the r-th one, without materialising the mask. PR-10
+feasibility is one lookup in a precomputed bit table.
 """
 
 from __future__ import annotations
@@ -55,228 +62,19 @@ from envs.proteus.constants import (
     A_PASS,
     A_PIECE,
     A_SWAP,
-    BROWN,
     DEFAULT_MAX_TURNS,
-    GOLD,
     NUM_ACTIONS,
     PAIR_A,
     PAIR_B,
     PAIR_ID,
-    TURQUOISE,
 )
 
 # ----------------------------------------------------------------------------- tables
 
 
-def _build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    popc = np.array([bin(m).count("1") for m in range(512)], dtype=np.int64)
-    low = np.array([(m & -m).bit_length() - 1 if m else 9 for m in range(512)], dtype=np.int64)
-    brown = np.zeros((3, 9), dtype=np.int64)  # PR-12 targets of KING, ROOK, BISHOP
-    for sq in range(9):
-        r, c = divmod(sq, 3)
-        for t in range(9):
-            rr, cc = divmod(t, 3)
-            if t == sq:
-                continue
-            if max(abs(rr - r), abs(cc - c)) == 1:
-                brown[0, sq] |= 1 << t  # KING: the up to 8 neighbours
-            if rr == r or cc == c:
-                brown[1, sq] |= 1 << t  # ROOK: any square of its row or column
-            if rr != r and cc != c:
-                brown[2, sq] |= 1 << t  # BISHOP: neither its row nor its column
-    lines = [
-        0b000000111,
-        0b000111000,
-        0b111000000,
-        0b001001001,
-        0b010010010,
-        0b100100100,
-        0b100010001,
-        0b001010100,
-    ]
-    is_line = np.zeros(512, dtype=np.bool_)
-    for m in lines:
-        is_line[m] = True  # PR-15 THREE-IN-LINE: rows, columns, diagonals
-    return popc, low, brown, is_line
-
-
-POPC, LOWBIT, BROWN_T, IS_LINE = _build_tables()
-_PAIR_A = PAIR_A
-_PAIR_B = PAIR_B
-_PAIR_ID = PAIR_ID
-
-_U1 = np.uint64(1)
-_M32 = np.uint64(0xFFFFFFFF)
-
-
-# ----------------------------------------------------------------------------- state
-
-
-@dataclass
-class KernelState:
-    """A batch of Proteus games (see the module docstring for the arrays)."""
-
-    tile_at: np.ndarray
-    piece_at: np.ndarray
-    active: np.ndarray
-    player: np.ndarray
-    turn: np.ndarray
-    max_turns: np.ndarray
-    hist: np.ndarray
-    hist_len: np.ndarray
-    status: np.ndarray
-    rng: np.ndarray
-
-    @property
-    def batch_size(self) -> int:
-        return int(self.tile_at.shape[0])
-
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays in kernel argument order."""
-        return (
-            self.tile_at,
-            self.piece_at,
-            self.active,
-            self.player,
-            self.turn,
-            self.max_turns,
-            self.hist,
-            self.hist_len,
-            self.status,
-            self.rng,
-        )
-
-    def copy(self) -> KernelState:
-        return KernelState(*(a.copy() for a in self.arrays()))
-
-    def take(self, index: np.ndarray) -> KernelState:
-        return KernelState(*(np.ascontiguousarray(a[index]) for a in self.arrays()))
-
-
-def _mix64_np(z: np.ndarray) -> np.ndarray:
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-def seed_keys(seed: int, batch_size: int, offset: int = 0) -> np.ndarray:
-    """RNG key of game i from (seed, i) only: independent of batch size and position."""
-    base = _mix64_np(np.array([int(seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
-    idx = np.arange(offset, offset + int(batch_size), dtype=np.uint64)
-    return _mix64_np(base ^ _mix64_np(idx + np.uint64(0x632BE59BD9B4E019)))
-
-
-def new_state(
-    batch_size: int, seed: int = 0, max_turns: int = DEFAULT_MAX_TURNS, history: int | None = None
-) -> KernelState:
-    """Allocate ``batch_size`` new games (empty board, BLACK to move, PR-4/PR-8)."""
-    if int(max_turns) < 1:
-        raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
-    h = int(max_turns) + 1 if history is None else int(history)
-    b = int(batch_size)
-    st = KernelState(
-        tile_at=np.full((b, 9), -1, dtype=np.int8),
-        piece_at=np.full((b, 9), -1, dtype=np.int8),
-        active=np.full((b, 3), -1, dtype=np.int8),
-        player=np.zeros(b, dtype=np.int8),
-        turn=np.zeros(b, dtype=np.int32),
-        max_turns=np.full(b, int(max_turns), dtype=np.int32),
-        hist=np.zeros((b, h), dtype=np.uint64),
-        hist_len=np.zeros(b, dtype=np.int32),
-        status=np.zeros(b, dtype=np.int8),
-        rng=seed_keys(seed, b),
-    )
-    reset_all(st)
-    return st
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
 @njit(cache=True)
-def _mix64(z: np.uint64) -> np.uint64:
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True)
-def _next_u64(rng, b):
-    z = rng[b] + np.uint64(0x9E3779B97F4A7C15)
-    rng[b] = z
-    return _mix64(z)
-
-
-@njit(cache=True)
-def _rand_below(rng, b, n):
-    """Exactly uniform integer in [0, n) (Lemire's method with rejection), 0 < n < 2**32."""
-    nn = np.uint64(n)
-    m = (_next_u64(rng, b) >> np.uint64(32)) * nn
-    low = m & _M32
-    if low < nn:
-        t = (np.uint64(0x100000000) - nn) % nn
-        while low < t:
-            m = (_next_u64(rng, b) >> np.uint64(32)) * nn
-            low = m & _M32
-    return np.int64(m >> np.uint64(32))
-
-
-@njit(cache=True)
-def _nth(mask, n):
-    """Square index of the n-th (0-based) set bit of a 9-bit mask."""
-    for _ in range(n):
-        mask &= mask - 1
-    return LOWBIT[mask]
-
-
-@njit(cache=True)
-def _scan(tile_at, piece_at, b):
-    """One pass over the squares: the bitboards the rules need.
-
-    Returns placed squares, black / white occupied squares, tile ids under pieces, tile
-    ids on the board, pieces in hand (6-bit, bit 3*player+shape), colour masks (9 bits per
-    colour packed), shape masks (packed likewise), piece squares (4 bits per piece, 15 =
-    in hand).
-    """
-    placed = 0
-    occ0 = 0
-    occ1 = 0
-    covered = 0
-    onboard = 0
-    ponboard = 0
-    colm = 0
-    shm = 0
-    psq = 0xFFFFFF
-    for sq in range(9):
-        t = np.int64(tile_at[b, sq])
-        if t >= 0:
-            bit = 1 << sq
-            placed |= bit
-            onboard |= 1 << t
-            c = t // 3
-            colm |= bit << (9 * c)
-            shm |= bit << (9 * (t - 3 * c))
-            p = np.int64(piece_at[b, sq])
-            if p >= 0:
-                covered |= 1 << t
-                ponboard |= 1 << p
-                if p < 3:
-                    occ0 |= bit
-                else:
-                    occ1 |= bit
-                psq = (psq & ~(15 << (4 * p))) | (sq << (4 * p))
-    return placed, occ0, occ1, covered, onboard, 63 & ~ponboard, colm, shm, psq
-
-
-@njit(cache=True)
-def _feasible(need, avail, hand):
-    """PR-10: can every colour in ``need`` still be activated?
-
-    Needs an assignment of the colours to distinct pieces in hand (either player's) whose
-    tile (colour, piece shape) is available (in the pool or placed without a piece).
-    Pieces of one shape are interchangeable, so this is Hall's condition on colours vs
-    shapes with capacity = pieces of that shape in hand (at most 3 colours: 7 subsets).
-    """
+def _hall(need, avail, hand):
+    """PR-10 feasibility by Hall's condition (colours vs shapes, capacity = pieces in hand)."""
     sub = need
     while sub:
         union = 0
@@ -296,108 +94,361 @@ def _feasible(need, avail, hand):
 
 
 @njit(cache=True)
-def _need_mask(active, b):
-    """Colours without a face-up tile (bit per colour)."""
-    need = 0
+def _build_feas():
+    feas = np.zeros(1 << 12, dtype=np.uint64)
+    for idx in range(1 << 18):
+        if _hall(idx & 7, (idx >> 3) & 511, idx >> 12):
+            feas[idx >> 6] |= np.uint64(1) << np.uint64(idx & 63)
+    return feas
+
+
+def _build_tables() -> dict[str, np.ndarray]:
+    popc = np.array([bin(m).count("1") for m in range(512)], dtype=np.int64)
+    low = np.array([(m & -m).bit_length() - 1 if m else 9 for m in range(512)], dtype=np.int64)
+    brown = np.zeros((3, 16), dtype=np.int64)  # PR-12 targets of KING, ROOK, BISHOP
+    for sq in range(9):
+        r, c = divmod(sq, 3)
+        for t in range(9):
+            rr, cc = divmod(t, 3)
+            if t == sq:
+                continue
+            if max(abs(rr - r), abs(cc - c)) == 1:
+                brown[0, sq] |= 1 << t  # KING: the up to 8 neighbours
+            if rr == r or cc == c:
+                brown[1, sq] |= 1 << t  # ROOK: any square of its row or column
+            if rr != r and cc != c:
+                brown[2, sq] |= 1 << t  # BISHOP: neither its row nor its column
+    is_line = np.zeros(512, dtype=np.bool_)
+    for m in (0o007, 0o070, 0o700, 0o111, 0o222, 0o444, 0o421, 0o124):
+        is_line[m] = True  # PR-15 THREE-IN-LINE: rows, columns, diagonals
+    # PR-10: bit (need | avail << 3 | hand << 12) of FEAS: the colours in ``need`` (3 bits)
+    # can be matched to distinct pieces in ``hand`` (6 bits, either player's) whose tile
+    # (colour, piece shape) is in ``avail`` (9 bits: pool or placed without a piece).
+    feas = _build_feas()
+    return {"popc": popc, "low": low, "brown": brown, "is_line": is_line, "feas": feas}
+
+
+_T = _build_tables()
+POPC = _T["popc"]
+LOWBIT = _T["low"]
+BROWN_T = _T["brown"]
+IS_LINE = _T["is_line"]
+FEAS = _T["feas"]
+_PAIR_A = PAIR_A
+_PAIR_B = PAIR_B
+_PAIR_ID = PAIR_ID
+_PAIR3 = np.array([[0, 1], [0, 2], [1, 2]], dtype=np.int64)
+
+EMPTY_TSQ = (1 << 36) - 1
+EMPTY_PIECES = (1 << 24) - 1
+HAND_ALL = 63 << 45
+N_PLANES = 35
+
+
+# ----------------------------------------------------------------------------- state
+
+
+@dataclass
+class KernelState:
+    """A batch of Proteus games (see the module docstring for the arrays)."""
+
+    tiles: np.ndarray
+    tsq: np.ndarray
+    pieces: np.ndarray
+    pat: np.ndarray
+    bb: np.ndarray
+    act: np.ndarray
+    player: np.ndarray
+    turn: np.ndarray
+    max_turns: np.ndarray
+    hist: np.ndarray
+    hist_len: np.ndarray
+    status: np.ndarray
+    rng: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.tiles.shape[0])
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays in kernel argument order."""
+        return (
+            self.tiles,
+            self.tsq,
+            self.pieces,
+            self.pat,
+            self.bb,
+            self.act,
+            self.player,
+            self.turn,
+            self.max_turns,
+            self.hist,
+            self.hist_len,
+            self.status,
+            self.rng,
+        )
+
+    def copy(self) -> KernelState:
+        return KernelState(*(a.copy() for a in self.arrays()))
+
+    def take(self, index: np.ndarray) -> KernelState:
+        return KernelState(*(np.ascontiguousarray(a[index]) for a in self.arrays()))
+
+    # read-only decoded views (for env, rendering, tests)
+    @property
+    def tile_at(self) -> np.ndarray:
+        """(B, 9) int8 tile id per square, -1 = no tile."""
+        out = (((self.tiles[:, None] >> (4 * np.arange(9))) & 15) - 1).astype(np.int8)
+        out.setflags(write=False)
+        return out
+
+    @property
+    def piece_at(self) -> np.ndarray:
+        """(B, 9) int8 piece id (3*player + shape) per square, -1 = none."""
+        out = (((self.pat[:, None] >> (4 * np.arange(9))) & 15) - 1).astype(np.int8)
+        out.setflags(write=False)
+        return out
+
+    @property
+    def active(self) -> np.ndarray:
+        """(B, 3) int8 face-up shape per colour, -1 = none."""
+        out = (((self.act[:, None] >> (2 * np.arange(3))) & 3) - 1).astype(np.int8)
+        out.setflags(write=False)
+        return out
+
+
+def _mix64_np(z: np.ndarray) -> np.ndarray:
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def seed_keys(seed: int, batch_size: int, offset: int = 0) -> np.ndarray:
+    """RNG key of game i from (seed, i) only: independent of batch size and position."""
+    base = _mix64_np(np.array([int(seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
+    idx = np.arange(offset, offset + int(batch_size), dtype=np.uint64)
+    return _mix64_np(base ^ _mix64_np(idx + np.uint64(0x632BE59BD9B4E019)))
+
+
+def _alloc(b: int, max_turns: int, history: int | None, seed: int) -> KernelState:
+    if isinstance(max_turns, bool) or int(max_turns) < 1:
+        raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+    h = int(max_turns) + 1 if history is None else int(history)
+    z = np.zeros(b, dtype=np.int64)
+    return KernelState(
+        tiles=z.copy(),
+        tsq=z.copy(),
+        pieces=z.copy(),
+        pat=z.copy(),
+        bb=z.copy(),
+        act=z.copy(),
+        player=np.zeros(b, dtype=np.int8),
+        turn=np.zeros(b, dtype=np.int32),
+        max_turns=np.full(b, int(max_turns), dtype=np.int32),
+        hist=np.zeros((b, h), dtype=np.uint64),
+        hist_len=np.zeros(b, dtype=np.int32),
+        status=np.zeros(b, dtype=np.int8),
+        rng=seed_keys(seed, b),
+    )
+
+
+def new_state(
+    batch_size: int, seed: int = 0, max_turns: int = DEFAULT_MAX_TURNS, history: int | None = None
+) -> KernelState:
+    """Allocate ``batch_size`` new games (empty board, BLACK to move, PR-4/PR-8)."""
+    st = _alloc(int(batch_size), max_turns, history, seed)
+    reset_all(st)
+    return st
+
+
+def from_board(
+    tile_at: np.ndarray,
+    piece_at: np.ndarray,
+    active: np.ndarray,
+    player: int,
+    turn: int = 0,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    status: int = 0,
+    history: list[int] | None = None,
+) -> KernelState:
+    """A batch of one game from mailbox arrays (tile id / piece id per square, -1 = none).
+
+    ``history`` is the PR-17 window of packed positions ending with this one; None means
+    just this position. Validation is the caller's (``notation.parse_position``).
+    """
+    st = _alloc(1, max_turns, None, 0)
+    tiles = tsq = pieces = pat = bb = act = 0
+    tsq, pieces, bb = EMPTY_TSQ, EMPTY_PIECES, HAND_ALL
+    for sq in range(9):
+        t = int(tile_at[sq])
+        if t < 0:
+            continue
+        tiles |= (t + 1) << (4 * sq)
+        tsq = (tsq & ~(15 << (4 * t))) | (sq << (4 * t))
+        bb |= (1 << sq) | (1 << (36 + t))
+        pc = int(piece_at[sq])
+        if pc >= 0:
+            pat |= (pc + 1) << (4 * sq)
+            pieces = (pieces & ~(15 << (4 * pc))) | (sq << (4 * pc))
+            bb |= (1 << (9 + 9 * (pc // 3) + sq)) | (1 << (27 + t))
+            bb &= ~(1 << (45 + pc))
     for c in range(3):
-        if active[b, c] < 0:
-            need |= 1 << c
+        if int(active[c]) >= 0:
+            act |= (int(active[c]) + 1) << (2 * c)
+    st.tiles[0], st.tsq[0], st.pieces[0], st.pat[0], st.bb[0], st.act[0] = (
+        tiles, tsq, pieces, pat, bb, act,
+    )  # fmt: skip
+    st.player[0], st.turn[0], st.status[0] = player, turn, status
+    key = key_of(st, 0)
+    hist = [key] if history is None else list(history)
+    if hist[-1] != key:
+        raise ValueError(
+            f"the last history entry {hist[-1]:016x} is not the current position "
+            f"({key:016x}); the history must end with the position itself"
+        )
+    st.hist[0, : len(hist)] = np.array(hist, dtype=np.uint64)
+    st.hist_len[0] = len(hist)
+    return st
+
+
+def key_of(st: KernelState, b: int) -> int:
+    """The packed PR-17 position of game ``b``."""
+    return int(_key(st.tiles, st.pieces, st.bb, st.act, st.player, b))
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+@njit(cache=True)
+def _mix64(z):
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _rand_below(rng, b, n):
+    """Exactly uniform integer in [0, n) (Lemire's method with rejection), 0 < n < 2**32."""
+    nn = np.uint64(n)
+    z = rng[b] + np.uint64(0x9E3779B97F4A7C15)
+    rng[b] = z
+    m = (_mix64(z) >> np.uint64(32)) * nn
+    low = m & np.uint64(0xFFFFFFFF)
+    if low < nn:
+        t = (np.uint64(0x100000000) - nn) % nn
+        while low < t:
+            z = rng[b] + np.uint64(0x9E3779B97F4A7C15)
+            rng[b] = z
+            m = (_mix64(z) >> np.uint64(32)) * nn
+            low = m & np.uint64(0xFFFFFFFF)
+    return np.int64(m >> np.uint64(32))
+
+
+@njit(cache=True)
+def _nth(mask, n):
+    """Square index of the n-th (0-based) set bit of a 9-bit mask."""
+    for _ in range(n):
+        mask &= mask - 1
+    return LOWBIT[mask]
+
+
+@njit(cache=True)
+def _feasible(need, avail, hand):
+    """PR-10 table lookup (see ``FEAS``)."""
+    idx = need | (avail << 3) | (hand << 12)
+    return (FEAS[idx >> 6] >> np.uint64(idx & 63)) & np.uint64(1)
+
+
+@njit(cache=True)
+def _need(a):
+    """Colours without a face-up tile (bit per colour) from the ``act`` word."""
+    need = 0
+    if a & 3 == 0:
+        need |= 1
+    if (a >> 2) & 3 == 0:
+        need |= 2
+    if (a >> 4) & 3 == 0:
+        need |= 4
     return need
 
 
 @njit(cache=True)
-def _piece_squares(tile_at, active, b, p, s, vacant, need, avail, hand):
+def _piece_squares(tsq, a, p, s, bb):
     """Squares where player ``p`` may put its piece of shape ``s`` (PR-8, PR-9, PR-10)."""
-    pbit = 1 << (3 * p + s)
-    if not (hand & pbit):
+    pc = 3 * p + s
+    hand = (bb >> 45) & 63
+    if not (hand >> pc) & 1:
         return 0
-    hand2 = hand & ~pbit
+    hand2 = hand & ~(1 << pc)
+    covered = (bb >> 27) & 511
+    avail = 511 & ~covered
+    need = _need(a)
+    v = (bb >> 36) & ~covered & 511  # vacant tiles (on the board, no piece): PR-8
     out = 0
-    v = vacant
     while v:
-        sq = LOWBIT[v]
+        t = LOWBIT[v]
         v &= v - 1
-        t = np.int64(tile_at[b, sq])
         c = t // 3
         need2 = need
         if t - 3 * c == s:  # a match (PR-5)
-            a = active[b, c]
-            if a >= 0 and a != s:
+            up = (a >> (2 * c)) & 3
+            if up != 0 and up != s + 1:
                 continue  # PR-9: another tile of that colour is face up
             need2 = need & ~(1 << c)  # PR-6: it activates (or already is active)
         if _feasible(need2, avail & ~(1 << t), hand2):  # PR-10 afterwards
-            out |= 1 << sq
+            out |= 1 << ((tsq >> (4 * t)) & 15)
     return out
 
 
 @njit(cache=True)
-def _pair_count(m):
-    k = POPC[m]
-    return (k * (k - 1)) >> 1
+def _swap_pair(r, rule, p, tsq, pieces):
+    """The r-th (0..8) exchange the TURQUOISE rule allows in the movement phase (PR-12).
 
-
-@njit(cache=True)
-def _swap_count(rule, occ0, occ1, colm, shm):
-    """Number of exchanges the face-up TURQUOISE tile allows (PR-12)."""
-    if rule == 0:  # POLARITY: a black piece's tile with a white piece's tile
-        return POPC[occ0] * POPC[occ1]
-    if rule == 1:  # COLOUR: two tiles of one colour
-        return _pair_count(colm & 511) + _pair_count((colm >> 9) & 511) + _pair_count(colm >> 18)
-    if rule == 2:  # SHAPE: two tiles of one shape
-        return _pair_count(shm & 511) + _pair_count((shm >> 9) & 511) + _pair_count(shm >> 18)
-    return 0
-
-
-@njit(cache=True)
-def _swap_select(r, rule, occ0, occ1, colm, shm):
-    """The r-th exchange (in :func:`_swap_count`'s order) as a pair id."""
+    With everything placed each rule allows exactly 9: POLARITY pairs each own piece's
+    tile with each opponent piece's tile; COLOUR the 3 pairs of each colour; SHAPE the 3
+    pairs of each shape.
+    """
     if rule == 0:
-        n1 = POPC[occ1]
-        i = _nth(occ0, r // n1)
-        j = _nth(occ1, r % n1)
-        return _PAIR_ID[i, j]
-    mm = colm if rule == 1 else shm
-    for g in range(3):
-        m = (mm >> (9 * g)) & 511
-        np_ = _pair_count(m)
-        if r < np_:
-            k = POPC[m]
-            idx = 0
-            for x in range(k):
-                for y in range(x + 1, k):
-                    if idx == r:
-                        return _PAIR_ID[_nth(m, x), _nth(m, y)]
-                    idx += 1
-        r -= np_
-    return -1
-
-
-@njit(cache=True)
-def _placement_phase(placed, hand):
-    return placed != 511 or hand != 0
+        i = (pieces >> (4 * (3 * p + r // 3))) & 15
+        j = (pieces >> (4 * (3 * (1 - p) + r % 3))) & 15
+    else:
+        g = r // 3
+        x = _PAIR3[r % 3, 0]
+        y = _PAIR3[r % 3, 1]
+        if rule == 1:  # COLOUR: tiles (g, x), (g, y)
+            ta = 3 * g + x
+            tb = 3 * g + y
+        else:  # SHAPE: tiles (x, g), (y, g)
+            ta = 3 * x + g
+            tb = 3 * y + g
+        i = (tsq >> (4 * ta)) & 15
+        j = (tsq >> (4 * tb)) & 15
+    return _PAIR_ID[i, j]
 
 
 # ----------------------------------------------------------------------------- legality
 
 
 @njit(cache=True)
-def _fill_mask(tile_at, piece_at, active, player, status, b, out):
+def _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, out):
     """Legal actions of game ``b`` into the bool row ``out`` (all False once over)."""
-    for a in range(NUM_ACTIONS):
-        out[a] = False
+    for k in range(NUM_ACTIONS):
+        out[k] = False
     if status[b] != 0:
         return
-    placed, occ0, occ1, covered, onboard, hand, colm, shm, psq = _scan(tile_at, piece_at, b)
+    w = bb[b]
+    a = act[b]
+    ts = tsq[b]
     p = np.int64(player[b])
+    placed = w & 511
+    hand = (w >> 45) & 63
     n = 0
-    if _placement_phase(placed, hand):
-        pool = 511 & ~onboard
+    if placed != 511 or hand != 0:  # placement phase
+        pool = 511 & ~(w >> 36)
         empty = 511 & ~placed
-        vacant = placed & ~(occ0 | occ1)
-        avail = 511 & ~covered
-        need = _need_mask(active, b)
+        avail = 511 & ~(w >> 27)
         # PR-8 tile placement; PR-10 is unchanged by it (the tile stays available)
-        if pool and _feasible(need, avail, hand):
+        if pool and _feasible(_need(a), avail, hand):
             tp = pool
             while tp:
                 t = LOWBIT[tp]
@@ -409,51 +460,53 @@ def _fill_mask(tile_at, piece_at, active, player, status, b, out):
                     out[9 * t + sq] = True
                     n += 1
         for s in range(3):  # PR-8 piece placement with PR-9, PR-10
-            m = _piece_squares(tile_at, active, b, p, s, vacant, need, avail, hand)
+            m = _piece_squares(ts, a, p, s, w)
             while m:
                 sq = LOWBIT[m]
                 m &= m - 1
                 out[A_PIECE + 9 * s + sq] = True
                 n += 1
-    else:
-        vacant = 511 & ~(occ0 | occ1)
-        rule = active[b, BROWN]
+    else:  # movement phase
+        vacant = 511 & ~((w >> 9) | (w >> 18))
+        rule = (a & 3) - 1
+        pcs = pieces[b]
         if rule >= 0:  # PR-12 moves
             for s in range(3):
-                src = (psq >> (4 * (3 * p + s))) & 15
+                src = (pcs >> (4 * (3 * p + s))) & 15
                 m = BROWN_T[rule, src] & vacant
                 while m:
                     dst = LOWBIT[m]
                     m &= m - 1
                     out[A_MOVE + 9 * src + dst] = True
                     n += 1
-        rule = active[b, TURQUOISE]
-        k = _swap_count(rule, occ0, occ1, colm, shm)  # PR-12 exchanges
-        for r in range(k):
-            out[A_SWAP + _swap_select(r, rule, occ0, occ1, colm, shm)] = True
-        n += k
+        rule = ((a >> 2) & 3) - 1
+        if rule >= 0:  # PR-12 exchanges
+            for r in range(9):
+                out[A_SWAP + _swap_pair(r, rule, p, ts, pcs)] = True
+            n += 9
     if n == 0:
         out[A_PASS] = True  # PR-11, PR-14
 
 
 @njit(cache=True)
-def _random_action(tile_at, piece_at, active, player, rng, b):
+def _random_action(tsq, pieces, bb, act, player, rng, b):
     """A uniformly random legal action of game ``b`` drawn from its own key (no mask)."""
-    placed, occ0, occ1, covered, onboard, hand, colm, shm, psq = _scan(tile_at, piece_at, b)
+    w = bb[b]
+    a = act[b]
+    ts = tsq[b]
     p = np.int64(player[b])
-    if _placement_phase(placed, hand):
-        pool = 511 & ~onboard
+    placed = w & 511
+    hand = (w >> 45) & 63
+    if placed != 511 or hand != 0:  # placement phase
+        pool = 511 & ~(w >> 36)
         empty = 511 & ~placed
-        vacant = placed & ~(occ0 | occ1)
-        avail = 511 & ~covered
-        need = _need_mask(active, b)
         n_empty = POPC[empty]
         n_tile = 0
-        if pool and _feasible(need, avail, hand):
+        if pool and _feasible(_need(a), 511 & ~(w >> 27), hand):
             n_tile = POPC[pool] * n_empty
-        m0 = _piece_squares(tile_at, active, b, p, 0, vacant, need, avail, hand)
-        m1 = _piece_squares(tile_at, active, b, p, 1, vacant, need, avail, hand)
-        m2 = _piece_squares(tile_at, active, b, p, 2, vacant, need, avail, hand)
+        m0 = _piece_squares(ts, a, p, 0, w)
+        m1 = _piece_squares(ts, a, p, 1, w)
+        m2 = _piece_squares(ts, a, p, 2, w)
         c0 = POPC[m0]
         c1 = POPC[m1]
         total = n_tile + c0 + c1 + POPC[m2]
@@ -469,15 +522,16 @@ def _random_action(tile_at, piece_at, active, player, rng, b):
         if r < c1:
             return A_PIECE + 9 + _nth(m1, r)
         return A_PIECE + 18 + _nth(m2, r - c1)
-    vacant = 511 & ~(occ0 | occ1)
-    brule = active[b, BROWN]
+    vacant = 511 & ~((w >> 9) | (w >> 18))
+    pcs = pieces[b]
+    brule = (a & 3) - 1
+    base = 12 * p
+    s0 = (pcs >> base) & 15
+    s1 = (pcs >> (base + 4)) & 15
+    s2 = (pcs >> (base + 8)) & 15
     t0 = 0
     t1 = 0
     t2 = 0
-    base = 12 * p
-    s0 = (psq >> base) & 15
-    s1 = (psq >> (base + 4)) & 15
-    s2 = (psq >> (base + 8)) & 15
     if brule >= 0:
         t0 = BROWN_T[brule, s0] & vacant
         t1 = BROWN_T[brule, s1] & vacant
@@ -485,8 +539,8 @@ def _random_action(tile_at, piece_at, active, player, rng, b):
     c0 = POPC[t0]
     c1 = POPC[t1]
     c2 = POPC[t2]
-    trule = active[b, TURQUOISE]
-    k = _swap_count(trule, occ0, occ1, colm, shm)
+    trule = ((a >> 2) & 3) - 1
+    k = 9 if trule >= 0 else 0
     total = c0 + c1 + c2 + k
     if total == 0:
         return A_PASS
@@ -499,97 +553,74 @@ def _random_action(tile_at, piece_at, active, player, rng, b):
     r -= c1
     if r < c2:
         return A_MOVE + 9 * s2 + _nth(t2, r)
-    return A_SWAP + _swap_select(r - c2, trule, occ0, occ1, colm, shm)
+    return A_SWAP + _swap_pair(r - c2, trule, p, ts, pcs)
 
 
 # ----------------------------------------------------------------------------- transition
 
 
 @njit(cache=True)
-def _activate(active, b, t):
-    """PR-6: tile ``t`` turns face up; the previously active tile of its colour turns down."""
-    active[b, t // 3] = t % 3
+def _activated(a, t):
+    """PR-6: tile ``t`` face up, the previously active tile of its colour face down."""
+    c = t // 3
+    return (a & ~(3 << (2 * c))) | ((t - 3 * c + 1) << (2 * c))
 
 
 @njit(cache=True)
-def _goal_winner(tile_at, piece_at, active, b):
+def _is_new_active(a, t, pc):
+    """A piece ``pc`` on tile ``t`` is a match (PR-5) on a face-down tile (PR-6)."""
+    c = t // 3
+    s = t - 3 * c
+    return pc % 3 == s and ((a >> (2 * c)) & 3) != s + 1
+
+
+@njit(cache=True)
+def _goal_winner(tiles, pieces, bb, a):
     """PR-15/PR-16: the only player meeting the face-up GOLD goal, else -1."""
-    g = active[b, GOLD]
+    g = ((a >> 4) & 3) - 1
     if g < 0:
         return -1
-    occ0 = 0
-    occ1 = 0
-    n0 = 0
-    n1 = 0
-    col0 = 0
-    col1 = 0
-    sh0 = 0
-    sh1 = 0
-    for sq in range(9):
-        pc = piece_at[b, sq]
-        if pc >= 0:
-            t = np.int64(tile_at[b, sq])
-            cbit = 1 << (t // 3)
-            sbit = 1 << (t % 3)
-            if pc < 3:
-                occ0 |= 1 << sq
-                n0 += 1
-                col0 |= cbit
-                sh0 |= sbit
-            else:
-                occ1 |= 1 << sq
-                n1 += 1
-                col1 |= cbit
-                sh1 |= sbit
-    if g == 0:  # THREE-IN-LINE
-        m0 = n0 == 3 and IS_LINE[occ0]
-        m1 = n1 == 3 and IS_LINE[occ1]
-    elif g == 1:  # COLOUR: three tiles of one colour
-        m0 = n0 == 3 and POPC[col0] == 1
-        m1 = n1 == 3 and POPC[col1] == 1
-    else:  # SHAPE: three tiles of one shape
-        m0 = n0 == 3 and POPC[sh0] == 1
-        m1 = n1 == 3 and POPC[sh1] == 1
-    if m0 and not m1:
+    meets0 = False
+    meets1 = False
+    for p in range(2):
+        x = (pieces >> (12 * p)) & 0xFFF
+        s0 = x & 15
+        s1 = (x >> 4) & 15
+        s2 = x >> 8
+        if s0 == 15 or s1 == 15 or s2 == 15:
+            continue  # the goal needs all three pieces on the board (PR-15)
+        if g == 0:  # THREE-IN-LINE
+            m = IS_LINE[(bb >> (9 + 9 * p)) & 511]
+        else:
+            t0 = ((tiles >> (4 * s0)) & 15) - 1
+            t1 = ((tiles >> (4 * s1)) & 15) - 1
+            t2 = ((tiles >> (4 * s2)) & 15) - 1
+            if g == 1:  # COLOUR: three tiles of one colour
+                m = t0 // 3 == t1 // 3 and t1 // 3 == t2 // 3
+            else:  # SHAPE: three tiles of one shape
+                m = t0 % 3 == t1 % 3 and t1 % 3 == t2 % 3
+        if p == 0:
+            meets0 = m
+        else:
+            meets1 = m
+    if meets0 and not meets1:
         return 0
-    if m1 and not m0:
+    if meets1 and not meets0:
         return 1
     return -1  # nobody, or both: play goes on
 
 
 @njit(cache=True)
-def position_key(tile_at, piece_at, active, player, b):
+def _key(tiles, pieces, bb, act, player, b):
     """The exact 64-bit packing of game ``b``'s position (module docstring)."""
-    ntiles = 0
-    npieces = 0
-    for sq in range(9):
-        if tile_at[b, sq] >= 0:
-            ntiles += 1
-        if piece_at[b, sq] >= 0:
-            npieces += 1
-    k = np.uint64(0)
-    if ntiles == 9 and npieces == 6:
-        for sq in range(8):
-            k |= np.uint64(tile_at[b, sq]) << np.uint64(4 * sq)
-        for sq in range(9):
-            pc = piece_at[b, sq]
-            if pc >= 0:
-                k |= np.uint64(sq) << np.uint64(32 + 4 * pc)
-        for c in range(3):
-            k |= np.uint64(active[b, c] + 1) << np.uint64(56 + 2 * c)
+    w = bb[b]
+    if (w & 511) == 511 and ((w >> 45) & 63) == 0:
+        k = np.uint64(tiles[b] & 0xFFFFFFFF) | (np.uint64(pieces[b]) << np.uint64(32))
+        k |= np.uint64(act[b]) << np.uint64(56)
         k |= np.uint64(player[b]) << np.uint64(62)
-        k |= _U1 << np.uint64(63)
-        return k
-    pieces = np.uint64(0xFFFFFF)
-    for sq in range(9):
-        k |= np.uint64(tile_at[b, sq] + 1) << np.uint64(4 * sq)
-        pc = piece_at[b, sq]
-        if pc >= 0:
-            pieces &= ~(np.uint64(15) << np.uint64(4 * pc))
-            pieces |= np.uint64(sq) << np.uint64(4 * pc)
-    k |= pieces << np.uint64(36)
-    k |= np.uint64(player[b]) << np.uint64(60)
-    return k
+        return k | (np.uint64(1) << np.uint64(63))
+    k = np.uint64(tiles[b]) | (np.uint64(pieces[b]) << np.uint64(36))
+    return k | (np.uint64(player[b]) << np.uint64(60))
 
 
 @njit(cache=True)
@@ -601,85 +632,108 @@ def _count_key(hist, b, n, key):
 
 
 @njit(cache=True)
-def _reset_game(tile_at, piece_at, active, player, turn, hist, hist_len, status, b):
+def _reset_game(S, b):
     """PR-8: empty board, everything in the pool / in hand, BLACK to move (PR-4)."""
-    for sq in range(9):
-        tile_at[b, sq] = -1
-        piece_at[b, sq] = -1
-    for c in range(3):
-        active[b, c] = -1
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    tiles[b] = 0
+    tsq[b] = EMPTY_TSQ
+    pieces[b] = EMPTY_PIECES
+    pat[b] = 0
+    bb[b] = HAND_ALL
+    act[b] = 0
     player[b] = 0
     turn[b] = 0
     status[b] = 0
-    hist[b, 0] = position_key(tile_at, piece_at, active, player, b)  # PR-17: empty board
+    hist[b, 0] = _key(tiles, pieces, bb, act, player, b)  # PR-17: the empty board
     hist_len[b] = 1
 
 
 @njit(cache=True)
-def _apply_one(tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, b, a):
-    """Apply legal action ``a`` to game ``b`` and finish the turn (PR-13, PR-16, PR-17)."""
+def _apply_one(S, b, action):
+    """Apply legal ``action`` to game ``b`` and finish the turn (PR-13, PR-16, PR-17)."""
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     p = np.int64(player[b])
+    tw = tiles[b]
+    w = bb[b]
+    a = act[b]
     placement = False
-    if a < A_PIECE:  # PR-8 tile face down on an empty square
-        tile_at[b, a % 9] = a // 9
+    if action < A_PIECE:  # PR-8 tile face down on an empty square
+        t = action // 9
+        sq = action - 9 * t
+        tw |= (t + 1) << (4 * sq)
+        tsq[b] = (tsq[b] & ~(15 << (4 * t))) | (sq << (4 * t))
+        w |= (1 << sq) | (1 << (36 + t))
         placement = True
-    elif a < A_MOVE:  # PR-8 own piece on a vacant tile
-        s = (a - A_PIECE) // 9
-        sq = (a - A_PIECE) % 9
-        piece_at[b, sq] = 3 * p + s
-        t = np.int64(tile_at[b, sq])
-        if t % 3 == s and active[b, t // 3] != s:  # PR-6 match on an inactive tile
-            _activate(active, b, t)
+    elif action < A_MOVE:  # PR-8 own piece on a vacant tile
+        s = (action - A_PIECE) // 9
+        sq = action - A_PIECE - 9 * s
+        pc = 3 * p + s
+        pieces[b] = (pieces[b] & ~(15 << (4 * pc))) | (sq << (4 * pc))
+        pat[b] |= (pc + 1) << (4 * sq)
+        t = ((tw >> (4 * sq)) & 15) - 1
+        w = (w | (1 << (9 + 9 * p + sq)) | (1 << (27 + t))) & ~(1 << (45 + pc))
+        if _is_new_active(a, t, pc):  # PR-6
+            a = _activated(a, t)
         placement = True
-    elif a < A_SWAP:  # PR-12 move
-        src = (a - A_MOVE) // 9
-        dst = (a - A_MOVE) % 9
-        pc = piece_at[b, src]
-        piece_at[b, src] = -1
-        piece_at[b, dst] = pc
-        t = np.int64(tile_at[b, dst])
-        if t % 3 == pc % 3 and active[b, t // 3] != t % 3:  # PR-13 -> PR-6
-            _activate(active, b, t)
-    elif a < A_PASS:  # PR-12 exchange: tiles swap, pieces stay, face-up state travels
-        i = _PAIR_A[a - A_SWAP]
-        j = _PAIR_B[a - A_SWAP]
-        ti = np.int64(tile_at[b, j])
-        tj = np.int64(tile_at[b, i])
-        tile_at[b, i] = ti
-        tile_at[b, j] = tj
-        # PR-13 -> PR-6/PR-7: new matches that land on inactive tiles
-        ci = -1
-        cj = -1
-        pi = piece_at[b, i]
-        if pi >= 0 and ti % 3 == pi % 3 and active[b, ti // 3] != ti % 3:
-            ci = ti
-        pj = piece_at[b, j]
-        if pj >= 0 and tj % 3 == pj % 3 and active[b, tj // 3] != tj % 3:
-            cj = tj
-        if ci >= 0 and cj >= 0 and ci // 3 == cj // 3:
+    elif action < A_SWAP:  # PR-12 move to a vacant tile
+        src = (action - A_MOVE) // 9
+        dst = action - A_MOVE - 9 * src
+        pw = pat[b]
+        pc = ((pw >> (4 * src)) & 15) - 1
+        pat[b] = (pw & ~(15 << (4 * src))) | ((pc + 1) << (4 * dst))
+        pieces[b] = (pieces[b] & ~(15 << (4 * pc))) | (dst << (4 * pc))
+        ts = ((tw >> (4 * src)) & 15) - 1
+        td = ((tw >> (4 * dst)) & 15) - 1
+        w = (w & ~((1 << (9 + 9 * p + src)) | (1 << (27 + ts)))) | (1 << (9 + 9 * p + dst))
+        w |= 1 << (27 + td)
+        if _is_new_active(a, td, pc):  # PR-13 -> PR-6
+            a = _activated(a, td)
+    elif action < A_PASS:  # PR-12 exchange: tiles swap, pieces stay, face-up state travels
+        i = _PAIR_A[action - A_SWAP]
+        j = _PAIR_B[action - A_SWAP]
+        ti = ((tw >> (4 * i)) & 15) - 1
+        tj = ((tw >> (4 * j)) & 15) - 1
+        tw = (tw & ~((15 << (4 * i)) | (15 << (4 * j)))) | ((tj + 1) << (4 * i))
+        tw |= (ti + 1) << (4 * j)
+        x = tsq[b] & ~((15 << (4 * ti)) | (15 << (4 * tj)))
+        tsq[b] = x | (j << (4 * ti)) | (i << (4 * tj))
+        pw = pat[b]
+        pi = ((pw >> (4 * i)) & 15) - 1
+        pj = ((pw >> (4 * j)) & 15) - 1
+        w &= ~((1 << (27 + ti)) | (1 << (27 + tj)))
+        if pi >= 0:
+            w |= 1 << (27 + tj)
+        if pj >= 0:
+            w |= 1 << (27 + ti)
+        # PR-13 -> PR-6/PR-7: new matches that land on face-down tiles
+        ci = pi >= 0 and _is_new_active(a, tj, pi)
+        cj = pj >= 0 and _is_new_active(a, ti, pj)
+        if ci and cj and ti // 3 == tj // 3:
             pass  # PR-7: two new matches of one colour cancel
         else:
-            if ci >= 0:
-                _activate(active, b, ci)
-            if cj >= 0:
-                _activate(active, b, cj)
+            if ci:
+                a = _activated(a, tj)
+            if cj:
+                a = _activated(a, ti)
     # else: PR-11 / PR-14 pass
+    tiles[b] = tw
+    bb[b] = w
+    act[b] = a
     player[b] = 1 - p
-    turn[b] += 1
-    winner = _goal_winner(tile_at, piece_at, active, b)  # PR-16, both players
-    key = position_key(tile_at, piece_at, active, player, b)
-    if placement:
-        hist_len[b] = 0  # earlier positions can never recur
-    n = hist_len[b]
+    t_now = turn[b] + 1
+    turn[b] = t_now
+    winner = _goal_winner(tw, pieces[b], w, a)  # PR-16, both players
+    key = _key(tiles, pieces, bb, act, player, b)
+    n = 0 if placement else hist_len[b]  # after a placement earlier positions cannot recur
     if n < hist.shape[1]:
         hist[b, n] = key
         n += 1
-        hist_len[b] = n
+    hist_len[b] = n
     if winner >= 0:
         status[b] = 1 + winner  # a win stands even if PR-17 also ends the game
-    elif _count_key(hist, b, n, key) >= 3:
+    elif not placement and _count_key(hist, b, n, key) >= 3:
         status[b] = 3  # PR-17 third occurrence
-    elif turn[b] >= max_turns[b]:
+    elif t_now >= max_turns[b]:
         status[b] = 4  # PR-17 turn limit (checked after repetition)
 
 
@@ -697,6 +751,58 @@ def _rewards_of(status, b, rewards):
         rewards[b, 1] = 0.0
 
 
+# ----------------------------------------------------------------------------- observation
+
+
+@njit(cache=True)
+def _observe_one(S, seats, out, b):
+    """Planes of game ``b`` from ``seats[b]``'s point of view (see :func:`observe`)."""
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    me = np.int64(seats[b])
+    o = out[b]
+    tw = tiles[b]
+    pw = pat[b]
+    w = bb[b]
+    a = act[b]
+    # constant planes first
+    onboard = (w >> 36) & 511
+    hand = (w >> 45) & 63
+    for k in range(16, N_PLANES):
+        v = 0.0
+        if k < 25:
+            v = 1.0 - ((onboard >> (k - 16)) & 1)
+        elif k < 31:
+            own = k < 28
+            s = (k - 25) % 3
+            pc = 3 * (me if own else 1 - me) + s
+            v = float((hand >> pc) & 1)
+        elif k == 31:
+            v = 1.0 if ((w & 511) == 511 and hand == 0) else 0.0
+        elif k == 32:
+            v = 1.0 if (status[b] == 0 and player[b] == me) else 0.0
+        elif k == 33:
+            v = turn[b] / max(max_turns[b], 1)
+        else:
+            n = hist_len[b]
+            if n > 0:
+                v = min(_count_key(hist, b, n, hist[b, n - 1]) - 1, 2) / 2.0
+        for sq in range(9):
+            o[sq // 3, sq % 3, k] = v
+    for sq in range(9):
+        r = sq // 3
+        c = sq % 3
+        for k in range(16):
+            o[r, c, k] = 0.0
+        t = ((tw >> (4 * sq)) & 15) - 1
+        if t >= 0:
+            o[r, c, t] = 1.0
+            if ((a >> (2 * (t // 3))) & 3) == t % 3 + 1:
+                o[r, c, 9] = 1.0
+        pc = ((pw >> (4 * sq)) & 15) - 1
+        if pc >= 0:
+            o[r, c, (10 if pc // 3 == me else 13) + pc % 3] = 1.0
+
+
 # ----------------------------------------------------------------------------- batch API
 #
 # Every batch operation has a serial and a prange (parallel=True) loop over the same
@@ -708,132 +814,125 @@ PARALLEL_MIN_BATCH = 256
 
 
 @njit(cache=True)
-def _reset_game_all_ser(tile_at, piece_at, active, player, turn, hist, hist_len, status):
-    for b in range(tile_at.shape[0]):
-        _reset_game(tile_at, piece_at, active, player, turn, hist, hist_len, status, b)
+def _reset_ser(S):
+    for b in range(S[0].shape[0]):
+        _reset_game(S, b)
 
 
 @njit(cache=True, parallel=True)
-def _reset_game_all_par(tile_at, piece_at, active, player, turn, hist, hist_len, status):
-    for b in prange(tile_at.shape[0]):
-        _reset_game(tile_at, piece_at, active, player, turn, hist, hist_len, status, b)
+def _reset_par(S):
+    for b in prange(S[0].shape[0]):
+        _reset_game(S, b)
 
 
 @njit(cache=True)
-def _mask_ser(tile_at, piece_at, active, player, status, out):
-    for b in range(tile_at.shape[0]):
-        _fill_mask(tile_at, piece_at, active, player, status, b, out[b])
+def _mask_one(S, out, b):
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, out[b])
+
+
+@njit(cache=True)
+def _mask_ser(S, out):
+    for b in range(S[0].shape[0]):
+        _mask_one(S, out, b)
 
 
 @njit(cache=True, parallel=True)
-def _mask_par(tile_at, piece_at, active, player, status, out):
-    for b in prange(tile_at.shape[0]):
-        _fill_mask(tile_at, piece_at, active, player, status, b, out[b])
+def _mask_par(S, out):
+    for b in prange(S[0].shape[0]):
+        _mask_one(S, out, b)
 
 
 @njit(cache=True)
-def _random_one(tile_at, piece_at, active, player, status, rng, out, b):
+def _random_one(S, out, b):
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     if status[b] != 0:
         out[b] = -1
     else:
-        out[b] = _random_action(tile_at, piece_at, active, player, rng, b)
+        out[b] = _random_action(tsq, pieces, bb, act, player, rng, b)
 
 
 @njit(cache=True)
-def _random_ser(tile_at, piece_at, active, player, status, rng, out):
-    for b in range(tile_at.shape[0]):
-        _random_one(tile_at, piece_at, active, player, status, rng, out, b)
+def _random_ser(S, out):
+    for b in range(S[0].shape[0]):
+        _random_one(S, out, b)
 
 
 @njit(cache=True, parallel=True)
-def _random_par(tile_at, piece_at, active, player, status, rng, out):
-    for b in prange(tile_at.shape[0]):
-        _random_one(tile_at, piece_at, active, player, status, rng, out, b)
+def _random_par(S, out):
+    for b in prange(S[0].shape[0]):
+        _random_one(S, out, b)
 
 
 @njit(cache=True)
-def _step_one(
-    tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, b, a,
-    auto_reset, rewards, done,
-):  # fmt: skip
+def _step_one(S, b, action, auto_reset, rewards, done):
+    status = S[11]
     rewards[b, 0] = 0.0
     rewards[b, 1] = 0.0
     if status[b] != 0:
         done[b] = True
         return
-    _apply_one(tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, b, a)
+    _apply_one(S, b, action)
     if status[b] != 0:
         done[b] = True
         _rewards_of(status, b, rewards)
         if auto_reset:
-            _reset_game(tile_at, piece_at, active, player, turn, hist, hist_len, status, b)
+            _reset_game(S, b)
     else:
         done[b] = False
 
 
 @njit(cache=True)
-def _step_ser(
-    tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, actions,
-    auto_reset, rewards, done,
-):  # fmt: skip
-    for b in range(tile_at.shape[0]):
-        _step_one(
-            tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, b,
-            np.int64(actions[b]), auto_reset, rewards, done,
-        )  # fmt: skip
+def _step_ser(S, actions, auto_reset, rewards, done):
+    for b in range(S[0].shape[0]):
+        _step_one(S, b, np.int64(actions[b]), auto_reset, rewards, done)
 
 
 @njit(cache=True, parallel=True)
-def _step_par(
-    tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, actions,
-    auto_reset, rewards, done,
-):  # fmt: skip
-    for b in prange(tile_at.shape[0]):
-        _step_one(
-            tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, b,
-            np.int64(actions[b]), auto_reset, rewards, done,
-        )  # fmt: skip
+def _step_par(S, actions, auto_reset, rewards, done):
+    for b in prange(S[0].shape[0]):
+        _step_one(S, b, np.int64(actions[b]), auto_reset, rewards, done)
 
 
 @njit(cache=True)
-def _selfplay_one(
-    tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, rng, b, n_steps
-):
+def _selfplay_one(S, b, n_steps):
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     finished = 0
     for _ in range(n_steps):
         if status[b] != 0:
-            _reset_game(tile_at, piece_at, active, player, turn, hist, hist_len, status, b)
-        a = _random_action(tile_at, piece_at, active, player, rng, b)
-        _apply_one(tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, b, a)
+            _reset_game(S, b)
+        _apply_one(S, b, _random_action(tsq, pieces, bb, act, player, rng, b))
         if status[b] != 0:
             finished += 1
     return finished
 
 
 @njit(cache=True)
-def _selfplay_ser(
-    tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, rng, n_steps
-):
+def _selfplay_ser(S, n_steps):
     finished = 0
-    for b in range(tile_at.shape[0]):
-        finished += _selfplay_one(
-            tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, rng, b,
-            n_steps,
-        )  # fmt: skip
+    for b in range(S[0].shape[0]):
+        finished += _selfplay_one(S, b, n_steps)
     return finished
 
 
 @njit(cache=True, parallel=True)
-def _selfplay_par(
-    tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, rng, n_steps
-):
+def _selfplay_par(S, n_steps):
     finished = 0
-    for b in prange(tile_at.shape[0]):
-        finished += _selfplay_one(
-            tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, rng, b,
-            n_steps,
-        )  # fmt: skip
+    for b in prange(S[0].shape[0]):
+        finished += _selfplay_one(S, b, n_steps)
     return finished
+
+
+@njit(cache=True)
+def _observe_ser(S, seats, out):
+    for b in range(S[0].shape[0]):
+        _observe_one(S, seats, out, b)
+
+
+@njit(cache=True, parallel=True)
+def _observe_par(S, seats, out):
+    for b in prange(S[0].shape[0]):
+        _observe_one(S, seats, out, b)
 
 
 def _par(st: KernelState, parallel: bool | None) -> bool:
@@ -842,16 +941,16 @@ def _par(st: KernelState, parallel: bool | None) -> bool:
 
 def reset_all(st: KernelState, parallel: bool | None = None) -> None:
     """Start every game of the batch anew (PR-8; the RNG keys and max_turns are kept)."""
-    fn = _reset_game_all_par if _par(st, parallel) else _reset_game_all_ser
-    fn(st.tile_at, st.piece_at, st.active, st.player, st.turn, st.hist, st.hist_len, st.status)
+    (_reset_par if _par(st, parallel) else _reset_ser)(st.arrays())
 
 
-def legal_mask(st: KernelState, out: np.ndarray | None = None, parallel: bool | None = None):
+def legal_mask(
+    st: KernelState, out: np.ndarray | None = None, parallel: bool | None = None
+) -> np.ndarray:
     """(B, NUM_ACTIONS) bool legal actions of the player to move (all False once over)."""
     if out is None:
         out = np.zeros((st.batch_size, NUM_ACTIONS), dtype=np.bool_)
-    fn = _mask_par if _par(st, parallel) else _mask_ser
-    fn(st.tile_at, st.piece_at, st.active, st.player, st.status, out)
+    (_mask_par if _par(st, parallel) else _mask_ser)(st.arrays(), out)
     return out
 
 
@@ -861,8 +960,7 @@ def random_actions(
     """(B,) uniformly random legal actions from each game's own key (-1 where over)."""
     if out is None:
         out = np.zeros(st.batch_size, dtype=np.int64)
-    fn = _random_par if _par(st, parallel) else _random_ser
-    fn(st.tile_at, st.piece_at, st.active, st.player, st.status, st.rng, out)
+    (_random_par if _par(st, parallel) else _random_ser)(st.arrays(), out)
     return out
 
 
@@ -886,11 +984,7 @@ def step(
     if done is None:
         done = np.zeros(b, dtype=np.bool_)
     fn = _step_par if _par(st, parallel) else _step_ser
-    fn(
-        st.tile_at, st.piece_at, st.active, st.player, st.turn, st.max_turns, st.hist,
-        st.hist_len, st.status, np.asarray(actions, dtype=np.int64), bool(auto_reset),
-        rewards, done,
-    )  # fmt: skip
+    fn(st.arrays(), np.asarray(actions, dtype=np.int64), bool(auto_reset), rewards, done)
     return rewards, done
 
 
@@ -900,135 +994,53 @@ def random_step(st: KernelState, n_steps: int = 1, parallel: bool | None = None)
     Returns the number of games that finished (for benchmarks and rollouts).
     """
     fn = _selfplay_par if _par(st, parallel) else _selfplay_ser
-    return int(
-        fn(
-            st.tile_at,
-            st.piece_at,
-            st.active,
-            st.player,
-            st.turn,
-            st.max_turns,
-            st.hist,
-            st.hist_len,
-            st.status,
-            st.rng,
-            int(n_steps),
-        )  # fmt: skip
-    )
-
-
-N_PLANES = 35
-
-
-@njit(cache=True)
-def _observe_one(
-    tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, seats, out, b
-):
-    """(B, 3, 3, N_PLANES) float32 planes from ``seats[b]``'s point of view into ``out``.
-
-    Planes: 0-8 tile id k on the square; 9 tile face up; 10-12 observer's pieces by
-    shape; 13-15 opponent's pieces by shape; 16-24 tile k in the pool (constant plane);
-    25-27 observer's pieces in hand; 28-30 opponent's pieces in hand; 31 movement phase;
-    32 observer is to move; 33 turn / max_turns; 34 (occurrences of the position - 1) / 2
-    (PR-17 repetition count).
-    """
-    me = np.int64(seats[b])
-    o = out[b]
-    for r in range(3):
-        for c in range(3):
-            for k in range(N_PLANES):
-                o[r, c, k] = 0.0
-    onboard = 0
-    ponboard = 0
-    for sq in range(9):
-        r = sq // 3
-        c = sq % 3
-        t = np.int64(tile_at[b, sq])
-        if t >= 0:
-            onboard |= 1 << t
-            o[r, c, t] = 1.0
-            if active[b, t // 3] == t % 3:
-                o[r, c, 9] = 1.0
-        pc = np.int64(piece_at[b, sq])
-        if pc >= 0:
-            ponboard |= 1 << pc
-            owner = pc // 3
-            o[r, c, (10 if owner == me else 13) + pc % 3] = 1.0
-    consts = np.zeros(N_PLANES, dtype=np.float32)
-    for t in range(9):
-        if not (onboard >> t) & 1:
-            consts[16 + t] = 1.0
-    for pc in range(6):
-        if not (ponboard >> pc) & 1:
-            consts[(25 if pc // 3 == me else 28) + pc % 3] = 1.0
-    if onboard == 511 and ponboard == 63:
-        consts[31] = 1.0
-    if status[b] == 0 and player[b] == me:
-        consts[32] = 1.0
-    consts[33] = turn[b] / max(max_turns[b], 1)
-    n = hist_len[b]
-    if n > 0:
-        cnt = _count_key(hist, b, n, hist[b, n - 1])
-        consts[34] = min(cnt - 1, 2) / 2.0
-    for k in range(16, N_PLANES):
-        v = consts[k]
-        if v != 0.0:
-            for r in range(3):
-                for c in range(3):
-                    o[r, c, k] = v
-
-
-@njit(cache=True)
-def _observe_ser(
-    tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, seats, out
-):
-    for b in range(tile_at.shape[0]):
-        _observe_one(
-            tile_at,
-            piece_at,
-            active,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            seats,
-            out,
-            b,
-        )
-
-
-@njit(cache=True, parallel=True)
-def _observe_par(
-    tile_at, piece_at, active, player, turn, max_turns, hist, hist_len, status, seats, out
-):
-    for b in prange(tile_at.shape[0]):
-        _observe_one(
-            tile_at,
-            piece_at,
-            active,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            seats,
-            out,
-            b,
-        )
+    return int(fn(st.arrays(), int(n_steps)))
 
 
 def observe(
     st: KernelState, seats: np.ndarray, out: np.ndarray | None = None, parallel: bool | None = None
 ) -> np.ndarray:
-    """(B, 3, 3, N_PLANES) float32 planes from ``seats[b]``'s point of view."""
+    """(B, 3, 3, N_PLANES) float32 planes from ``seats[b]``'s point of view.
+
+    Planes: 0-8 tile id k on the square; 9 the tile is face up; 10-12 observer's pieces
+    by shape; 13-15 opponent's pieces by shape; 16-24 tile k in the pool (constant
+    plane); 25-27 observer's pieces in hand; 28-30 opponent's pieces in hand; 31 movement
+    phase; 32 observer is to move; 33 turn / max_turns; 34 (occurrences of the position
+    - 1) / 2 (PR-17 repetition count).
+    """
     if out is None:
         out = np.zeros((st.batch_size, 3, 3, N_PLANES), dtype=np.float32)
     fn = _observe_par if _par(st, parallel) else _observe_ser
-    fn(
-        st.tile_at, st.piece_at, st.active, st.player, st.turn, st.max_turns, st.hist,
-        st.hist_len, st.status, np.asarray(seats, dtype=np.int64), out,
-    )  # fmt: skip
+    fn(st.arrays(), np.asarray(seats, dtype=np.int64), out)
     return out
+
+
+# ----------------------------------------------------------------------------- env fast path
+
+
+@njit(cache=True)
+def _env_refresh(S, mask, obs, seats):
+    """Mask of game 0 and its planes for both seats, in one dispatch (the AEC env's path)."""
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    _fill_mask(tiles, tsq, pieces, bb, act, player, status, 0, mask[0])
+    for seat in range(2):
+        seats[0] = seat
+        _observe_one(S, seats, obs[seat : seat + 1], 0)
+
+
+@njit(cache=True)
+def _env_step(S, action, mask, obs, seats):
+    _apply_one(S, 0, action)
+    _env_refresh(S, mask, obs, seats)
+
+
+def env_refresh(st: KernelState, mask: np.ndarray, obs: np.ndarray, seats: np.ndarray) -> None:
+    """Batch-of-one helper for the AEC env: mask (1, 226) bool and obs (2, 3, 3, 35)."""
+    _env_refresh(st.arrays(), mask, obs, seats)
+
+
+def env_step(
+    st: KernelState, action: int, mask: np.ndarray, obs: np.ndarray, seats: np.ndarray
+) -> None:
+    """Batch-of-one helper for the AEC env: apply a legal action, then :func:`env_refresh`."""
+    _env_step(st.arrays(), int(action), mask, obs, seats)

@@ -265,10 +265,12 @@ def test_pr14_pass_in_movement_phase_only_without_moves() -> None:
     # TURQUOISE rules (unreachable by PR-10) must pass.
     e = load(M1)
     assert "pass" not in moves(e)
-    st = K.new_state(1)
-    st.tile_at[0] = [0, 4, 8, 1, 5, 6, 2, 3, 7]
-    st.piece_at[0] = [0, -1, -1, 4, 2, 3, 5, -1, 1]
-    st.active[0] = [-1, -1, 0]
+    st = K.from_board(
+        np.array([0, 4, 8, 1, 5, 6, 2, 3, 7]),
+        np.array([0, -1, -1, 4, 2, 3, 5, -1, 1]),
+        np.array([-1, -1, 0]),
+        player=0,
+    )
     mask = K.legal_mask(st)
     assert list(np.flatnonzero(mask[0])) == [A_PASS]
 
