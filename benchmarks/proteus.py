@@ -84,7 +84,8 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict]:
     """Benchmark rows (see the module docstring)."""
     from envs.proteus import kernel as K
 
-    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]))
+    max_threads = int(getattr(numba.config, "NUMBA_NUM_THREADS", 1))
+    threads = max(1, min(int(threads), max_threads))
     numba.set_num_threads(threads)
     rows: list[dict] = []
 

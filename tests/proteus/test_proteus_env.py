@@ -338,3 +338,25 @@ def test_kernel_random_actions_are_uniform() -> None:
     expected = 20000 / len(legal)
     chi2 = ((counts - expected) ** 2 / expected).sum()
     assert chi2 < 45.0, (chi2, counts)  # df = 13, p ~ 1e-5
+
+
+def test_parallel_and_serial_kernels_agree() -> None:
+    """prange loops give the same results as the serial loops (no races, same RNG use)."""
+    a = K.new_state(300, seed=4)
+    for _ in range(40):
+        K.random_step(a, 1, parallel=False)
+    b = a.copy()
+    for _ in range(30):
+        ma = K.legal_mask(a, parallel=False)
+        mb = K.legal_mask(b, parallel=True)
+        assert (ma == mb).all()
+        ra = K.random_actions(a, parallel=False)
+        rb = K.random_actions(b, parallel=True)
+        assert (ra == rb).all()
+        seats = a.player.astype(np.int64)
+        assert (K.observe(a, seats, parallel=False) == K.observe(b, seats, parallel=True)).all()
+        wa, da = K.step(a, ra, auto_reset=True, parallel=False)
+        wb, db = K.step(b, rb, auto_reset=True, parallel=True)
+        assert (wa == wb).all() and (da == db).all()
+    for x, y in zip(a.arrays(), b.arrays(), strict=True):
+        assert (x == y).all()
