@@ -8,12 +8,23 @@ the programs an observer has not seen by random programs of the same rules.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+import numba
 import numpy as np
 
 from envs.virus_fight import kernel as K
 
 DEFAULT_BOARD = {2: 5, 3: 6, 4: 7}  # VF-4
+#: batches at least this large use the multi-threaded kernels (prange); smaller ones the
+#: serial twins, for which a thread-pool launch would cost more than the work
+PARALLEL_MIN_BATCH = 4096
+
+
+def _pick(batch: int, parallel: Any, serial: Any) -> Any:
+    if batch < PARALLEL_MIN_BATCH or numba.get_num_threads() == 1:
+        return serial
+    return parallel
 
 
 @dataclass
@@ -61,7 +72,13 @@ class VirusFightBatch:
 
     # ------------------------------------------------------------------ protocol
     def empty(self, batch_size: int) -> VFState:
-        """Uninitialised arrays of the right shapes."""
+        """Zeroed arrays of the right shapes.
+
+        ``hist`` is filled explicitly so that its pages are mapped now rather than by page
+        faults in the middle of self-play.
+        """
+        hist = np.empty((batch_size, self.max_rounds + 1, K.HW), np.uint64)
+        hist.fill(0)
         return VFState(
             bb=np.zeros((batch_size, 13), np.uint64),
             cells=np.full((batch_size, 64), -1, np.int8),
@@ -69,13 +86,14 @@ class VirusFightBatch:
             supply=np.zeros((batch_size, 4, 12), np.int8),
             info=np.zeros((batch_size, K.NINFO), np.int32),
             rng=np.zeros(batch_size, np.uint64),
-            hist=np.zeros((batch_size, self.max_rounds + 1, K.HW), np.uint64),
+            hist=hist,
         )
 
     def init(self, batch_size: int, seed: int) -> VFState:
         """New games at the start of setup; game i's key comes from (seed, i)."""
         st = self.empty(batch_size)
-        K.init(st.bb, st.cells, st.marker, st.supply, st.info, self.cfg)
+        init = _pick(batch_size, K.init, K.init_serial)
+        init(st.bb, st.cells, st.marker, st.supply, st.info, self.cfg)
         st.rng[:] = K.seed_keys(np.uint64(seed & 0xFFFFFFFFFFFFFFFF), batch_size)
         return st
 
@@ -93,7 +111,7 @@ class VirusFightBatch:
 
     def legal_mask(self, state: VFState) -> np.ndarray:
         out = np.zeros((state.batch_size, self.num_actions), dtype=np.bool_)
-        K.legal_mask(
+        _pick(state.batch_size, K.legal_mask, K.legal_mask_serial)(
             state.bb, state.cells, state.marker, state.supply, state.info, self.seg, self.cfg, out
         )
         return out
@@ -104,7 +122,7 @@ class VirusFightBatch:
         acts = np.ascontiguousarray(actions, dtype=np.int64)
         rew = np.zeros((state.batch_size, self.num_players), np.float32)
         done = np.zeros(state.batch_size, np.bool_)
-        K.step(
+        _pick(state.batch_size, K.step, K.step_serial)(
             state.bb,
             state.cells,
             state.marker,
@@ -123,7 +141,7 @@ class VirusFightBatch:
 
     def random_actions(self, state: VFState) -> np.ndarray:
         out = np.empty(state.batch_size, np.int64)
-        K.random_actions(
+        _pick(state.batch_size, K.random_actions, K.random_actions_serial)(
             state.bb,
             state.cells,
             state.marker,
@@ -141,7 +159,7 @@ class VirusFightBatch:
 
     def observe(self, state: VFState, seats: np.ndarray) -> np.ndarray:
         out = np.empty((state.batch_size, *self.obs_shape), np.float32)
-        K.observe(
+        _pick(state.batch_size, K.observe, K.observe_serial)(
             state.bb,
             state.cells,
             state.marker,
@@ -159,7 +177,7 @@ class VirusFightBatch:
         kernel call. Returns (B, 2) float64 [games finished, seat-0 reward sum]."""
         rew = np.zeros((state.batch_size, self.num_players), np.float32)
         stats = np.zeros((state.batch_size, 2), np.float64)
-        K.selfplay(
+        _pick(state.batch_size, K.selfplay, K.selfplay_serial)(
             state.bb,
             state.cells,
             state.marker,

@@ -143,12 +143,12 @@ def make_geometry(n: int, num_players: int, max_rounds: int) -> tuple[np.ndarray
 
 
 # --------------------------------------------------------------------------- bit helpers
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bit(c):
     return U1 << np.uint64(c)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _popcount(x):
     x = x - ((x >> U1) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> U2) & np.uint64(0x3333333333333333))
@@ -156,12 +156,12 @@ def _popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tz(x):
     return np.int64(trailing_zeros(x))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _nth_bit(x, k):
     """Cell index of the k-th (0-based) set bit of x."""
     for _ in range(k):
@@ -169,7 +169,7 @@ def _nth_bit(x, k):
     return _tz(x)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _nbrs(b, cfg):
     """Orthogonal neighbours of the cells in b, on the board (VF-5 adjacency)."""
     n = np.uint64(cfg[0])
@@ -179,7 +179,7 @@ def _nbrs(b, cfg):
     return ((b << n) | (b >> n) | ((b << U1) & nota) | ((b >> U1) & noth)) & full
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _flood(seed, occ, cfg):
     """Block(s) holding the seed cells: flood fill through occupied cells (VF-5)."""
     f = seed & occ
@@ -190,7 +190,7 @@ def _flood(seed, occ, cfg):
         f = g
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rand(rng, g, m):
     """Uniform int in [0, m) from game g's splitmix64 key."""
     rng[g] += np.uint64(0x9E3779B97F4A7C15)
@@ -201,14 +201,14 @@ def _rand(rng, g, m):
     return np.int64(((z >> np.uint64(32)) * np.uint64(m)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _mix(z):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def seed_keys(seed, batch):
     """Per-game RNG keys: game i's key depends only on (seed, i)."""
     out = np.empty(batch, dtype=np.uint64)
@@ -219,7 +219,7 @@ def seed_keys(seed, batch):
 
 
 # --------------------------------------------------------------------------- state helpers
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _markerbits(g, marker, info, P):
     m = U0
     for s in range(P):
@@ -229,7 +229,7 @@ def _markerbits(g, marker, info, P):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _place(g, bb, cells, p, c):
     b = _bit(c)
     bb[g, p] |= b
@@ -237,7 +237,7 @@ def _place(g, bb, cells, p, c):
     cells[g, c] = p
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _remove(g, bb, cells, c):
     p = cells[g, c]
     b = ~_bit(c)
@@ -247,7 +247,7 @@ def _remove(g, bb, cells, c):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _reset_game(g, bb, cells, marker, supply, info, cfg):
     """A new game: empty board, full supplies (VF-2), setup phase with seat 0 to act."""
     for i in range(13):
@@ -266,20 +266,27 @@ def _reset_game(g, bb, cells, marker, supply, info, cfg):
     info[g, I_ALIVE] = (1 << cfg[2]) - 1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def init(bb, cells, marker, supply, info, cfg):
     """Reset every game of the batch to the start of setup."""
     for g in prange(bb.shape[0]):
         _reset_game(g, bb, cells, marker, supply, info, cfg)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def init_serial(bb, cells, marker, supply, info, cfg):
+    """``init`` without the thread pool (small batches, the AEC env)."""
+    for g in range(bb.shape[0]):
+        _reset_game(g, bb, cells, marker, supply, info, cfg)
+
+
+@njit(cache=True, error_model="numpy")
 def _kind_at(g, cells, c):
     return cells[g, c] // 3
 
 
 # --------------------------------------------------------------------------- legal sets
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _move_sources(g, bb, marker, info, cfg):
     """(active block, movable pieces) of the seat to act (VF-14 MOVE, VF-8)."""
     s = info[g, I_CUR]
@@ -288,7 +295,7 @@ def _move_sources(g, bb, marker, info, cfg):
     return block, block & ~_markerbits(g, marker, info, cfg[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _write_targets(g, bb, marker, info, cfg):
     """Empty cells orthogonally adjacent to the active block (VF-14 WRITE)."""
     s = info[g, I_CUR]
@@ -297,7 +304,7 @@ def _write_targets(g, bb, marker, info, cfg):
     return _nbrs(block, cfg) & ~occ
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _erase_targets(g, bb, marker, info, cfg):
     """Cells next to an ERASE instruction of the active block, empty or unprotected (VF-14)."""
     s = info[g, I_CUR]
@@ -307,7 +314,7 @@ def _erase_targets(g, bb, marker, info, cfg):
     return _nbrs(erasers, cfg) & ~_markerbits(g, marker, info, cfg[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _jump_targets(g, bb, marker, info, cfg):
     """Unmarked instructions of the active block or of any empty block (VF-14 JUMP, VF-7)."""
     s = info[g, I_CUR]
@@ -318,14 +325,14 @@ def _jump_targets(g, bb, marker, info, cfg):
     return (block | (occ & ~marked_blocks)) & ~mk
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _step_targets(g, bb, marker, info, cfg):
     """Unmarked instructions orthogonally adjacent to the executed one (VF-15)."""
     s = info[g, I_CUR]
     return _nbrs(_bit(marker[g, s]), cfg) & bb[g, OCC] & ~_markerbits(g, marker, info, cfg[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _setup_cells(g, info, seg, cfg):
     """Setup: segment cells where the next instruction may go (VF-10, VF-11)."""
     s = info[g, I_CUR]
@@ -347,7 +354,7 @@ def _setup_cells(g, info, seg, cfg):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _setup_marks(g, info, seg):
     s = info[g, I_CUR]
     m = U0
@@ -357,7 +364,7 @@ def _setup_marks(g, info, seg):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, pick):
     """(number of legal actions, the pick-th of them in canonical order or -1).
 
@@ -442,7 +449,93 @@ def _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, pick):
     return cnt + 1, -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def _nth_available(g, supply, s, k):
+    """The k-th (0-based) piece code with a non-empty supply slot of seat s."""
+    for p in range(NPIECE):
+        if supply[g, s, p] > 0:
+            if k == 0:
+                return p
+            k -= 1
+    return -1
+
+
+@njit(cache=True, error_model="numpy")
+def _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg):
+    """A uniformly random legal action of game g from its own key (-1 when over).
+
+    Same distribution and same draw as ``_nth_legal(.., _rand(rng, g, count))`` (the
+    canonical order), computed with one pass over the legal set where possible.
+    """
+    N = cfg[1]
+    o_move = 12 * N
+    o_erase = o_move + N * N
+    o_mark = o_erase + N
+    o_pass = o_mark + N
+    ph = info[g, I_PHASE]
+    s = info[g, I_CUR]
+    if ph == PH_OVER:
+        return -1
+    if ph == PH_SETUP or ph == PH_EFFECT and cells[g, marker[g, s]] // 3 == WRITE:
+        if ph == PH_SETUP:
+            dest = _setup_cells(g, info, seg, cfg)
+            mk = _setup_marks(g, info, seg)
+            extra = _popcount(mk)
+        else:
+            dest = _write_targets(g, bb, marker, info, cfg)
+            mk = U0
+            extra = 1  # pass
+        nd = _popcount(dest)
+        npa = 0
+        if nd > 0:
+            for p in range(NPIECE):
+                if supply[g, s, p] > 0:
+                    npa += 1
+        r = _rand(rng, g, npa * nd + extra)
+        if r < npa * nd:
+            return _nth_available(g, supply, s, r // nd) * N + _nth_bit(dest, r % nd)
+        if ph == PH_SETUP:
+            return o_mark + _nth_bit(mk, r - npa * nd)
+        return o_pass
+    if ph == PH_STEP:
+        t = _step_targets(g, bb, marker, info, cfg)
+        return o_mark + _nth_bit(t, _rand(rng, g, _popcount(t)))
+    kind = cells[g, marker[g, s]] // 3
+    if kind == JUMP:
+        t = _jump_targets(g, bb, marker, info, cfg)
+        return o_mark + _nth_bit(t, _rand(rng, g, _popcount(t)))
+    if kind == ERASE:
+        t = _erase_targets(g, bb, marker, info, cfg)
+        nt = _popcount(t)
+        if nt == 0:
+            _rand(rng, g, 1)
+            return o_pass
+        return o_erase + _nth_bit(t, _rand(rng, g, nt))
+    # MOVE: count, draw, then locate
+    occ = bb[g, OCC]
+    block, movable = _move_sources(g, bb, marker, info, cfg)
+    cnt = 0
+    x = movable
+    while x:
+        f = _tz(x)
+        x &= x - U1
+        cnt += _popcount(_nbrs(block & ~_bit(f), cfg) & ~occ)
+    r = _rand(rng, g, cnt + 1)
+    if r == cnt:
+        return o_pass
+    x = movable
+    while x:
+        f = _tz(x)
+        x &= x - U1
+        dest = _nbrs(block & ~_bit(f), cfg) & ~occ
+        nd = _popcount(dest)
+        if r < nd:
+            return o_move + f * N + _nth_bit(dest, r)
+        r -= nd
+    return o_pass
+
+
+@njit(cache=True, error_model="numpy")
 def _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, row):
     """Write the legal actions of game g into the bool row (cleared first)."""
     N = cfg[1]
@@ -511,7 +604,7 @@ def _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, row):
 
 
 # --------------------------------------------------------------------------- turn order
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _record(g, bb, cells, marker, supply, info, cfg, out):
     """Exact record of a round-start position (VF-17): board, markers, supplies of the
     players still in, first player."""
@@ -530,7 +623,7 @@ def _record(g, bb, cells, marker, supply, info, cfg, out):
     out[4] |= np.uint64(info[g, I_FIRST]) << np.uint64(28)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _adjudicate(g, supply, info, cfg, rew):
     """VF-17: rank players still in by pieces then pips in supply."""
     P = cfg[2]
@@ -563,7 +656,7 @@ def _adjudicate(g, supply, info, cfg, rew):
     info[g, I_CUR] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _eliminate(g, s, marker, info, cfg, rew):
     """VF-15/VF-14 JUMP: seat s is out (-1); the last one standing wins (VF-16).
 
@@ -588,12 +681,15 @@ def _eliminate(g, s, marker, info, cfg, rew):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _start_round(g, bb, cells, marker, supply, info, hist, cfg, rew):
-    """Repetition check at the start of a round (VF-17). Returns True if the game ended."""
-    rec = np.empty(HW, dtype=np.uint64)
-    _record(g, bb, cells, marker, supply, info, cfg, rec)
+    """Repetition check at the start of a round (VF-17). Returns True if the game ended.
+
+    The record is written into the next history slot, then compared with the earlier ones.
+    """
     hlen = info[g, I_HLEN]
+    rec = hist[g, hlen]  # capacity max_rounds + 1 > number of round starts
+    _record(g, bb, cells, marker, supply, info, cfg, rec)
     seen = 0
     for h in range(hlen):
         same = True
@@ -605,17 +701,16 @@ def _start_round(g, bb, cells, marker, supply, info, hist, cfg, rew):
             seen += 1
     if seen >= 2:
         info[g, I_REP] = 3
+        for w in range(HW):
+            rec[w] = U0
         _adjudicate(g, supply, info, cfg, rew)
         return True
-    if hlen < hist.shape[1]:
-        for w in range(HW):
-            hist[g, hlen, w] = rec[w]
-        info[g, I_HLEN] = hlen + 1
+    info[g, I_HLEN] = hlen + 1
     info[g, I_REP] = seen + 1
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _next_first(g, cells, marker, info, cfg):
     """VF-13: first player of the next round."""
     P = cfg[2]
@@ -636,7 +731,7 @@ def _next_first(g, cells, marker, info, cfg):
     return prev  # unreachable: some seat is alive
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _first_of_game(g, bb, cells, marker, info, rng, seg, cfg):
     """VF-12: fewest instructions, then lowest pips, then largest marked one, then RNG."""
     P = cfg[2]
@@ -671,7 +766,7 @@ def _first_of_game(g, bb, cells, marker, info, rng, seg, cfg):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round):
     """Pass the turn on: next seat of the round, round ends (VF-13, VF-17), and the
     eliminations that need no decision (VF-14 JUMP without target)."""
@@ -709,7 +804,7 @@ def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round)
         return
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
     """Apply legal action a to game g; rewards of seats done in this step go to rew."""
     N = cfg[1]
@@ -783,32 +878,28 @@ def _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
 
 
 # --------------------------------------------------------------------------- batch API
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def legal_mask(bb, cells, marker, supply, info, seg, cfg, out):
     """out[g] = legal actions of the seat to act in game g (all False when over)."""
     for g in prange(bb.shape[0]):
         _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, out[g])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def num_legal(bb, cells, marker, supply, info, seg, cfg, out):
     """out[g] = number of legal actions in game g."""
     for g in prange(bb.shape[0]):
         out[g] = _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, -1)[0]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def random_actions(bb, cells, marker, supply, info, rng, seg, cfg, out):
     """out[g] = a uniformly random legal action drawn from game g's own key (-1 if over)."""
     for g in prange(bb.shape[0]):
-        cnt = _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, -1)[0]
-        if cnt == 0:
-            out[g] = -1
-        else:
-            out[g] = _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, _rand(rng, g, cnt))[1]
+        out[g] = _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def step(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, auto_reset, rew, done):
     """Apply one legal action per game in place; rew (B, P) and done (B,) are outputs.
 
@@ -828,15 +919,62 @@ def step(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, auto_res
             _reset_game(g, bb, cells, marker, supply, info, cfg)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def selfplay(bb, cells, marker, supply, info, rng, hist, seg, cfg, steps, rew, stats):
     """Random self-play with auto-reset, ``steps`` decisions per game, all in one kernel.
 
     stats[g] = [games finished, sum of seat-0 rewards] (for benchmarks and sanity)."""
     for g in prange(bb.shape[0]):
         for _ in range(steps):
-            cnt = _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, -1)[0]
-            a = _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, _rand(rng, g, cnt))[1]
+            a = _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg)
+            _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
+            if info[g, I_PHASE] == PH_OVER:
+                stats[g, 0] += 1
+                stats[g, 1] += rew[g, 0]
+                for s in range(cfg[2]):
+                    rew[g, s] = 0.0
+                _reset_game(g, bb, cells, marker, supply, info, cfg)
+
+
+# Serial twins of the batch kernels: for small batches a thread-pool launch costs more
+# than the work (and stalls badly on a busy machine). The facade picks one by batch size.
+@njit(cache=True, error_model="numpy")
+def legal_mask_serial(bb, cells, marker, supply, info, seg, cfg, out):
+    """``legal_mask`` without the thread pool."""
+    for g in range(bb.shape[0]):
+        _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, out[g])
+
+
+@njit(cache=True, error_model="numpy")
+def random_actions_serial(bb, cells, marker, supply, info, rng, seg, cfg, out):
+    """``random_actions`` without the thread pool."""
+    for g in range(bb.shape[0]):
+        out[g] = _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg)
+
+
+@njit(cache=True, error_model="numpy")
+def step_serial(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, auto_reset, rew,
+                done):  # fmt: skip
+    """``step`` without the thread pool."""
+    P = cfg[2]
+    for g in range(bb.shape[0]):
+        for s in range(P):
+            rew[g, s] = 0.0
+        if info[g, I_PHASE] == PH_OVER:
+            done[g] = True
+            continue
+        _apply(g, actions[g], bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
+        done[g] = info[g, I_PHASE] == PH_OVER
+        if done[g] and auto_reset:
+            _reset_game(g, bb, cells, marker, supply, info, cfg)
+
+
+@njit(cache=True, error_model="numpy")
+def selfplay_serial(bb, cells, marker, supply, info, rng, hist, seg, cfg, steps, rew, stats):
+    """``selfplay`` without the thread pool."""
+    for g in range(bb.shape[0]):
+        for _ in range(steps):
+            a = _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg)
             _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
             if info[g, I_PHASE] == PH_OVER:
                 stats[g, 0] += 1
@@ -852,7 +990,7 @@ def obs_channels(num_players: int) -> int:
     return 17 + 15 * num_players
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _observe(g, seat, bb, cells, marker, supply, info, cfg, out):
     n = cfg[0]
     N = cfg[1]
@@ -896,22 +1034,29 @@ def _observe(g, seat, bb, cells, marker, supply, info, cfg, out):
     out[base_phase + 4] = info[g, I_REP] / 3.0
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def observe(bb, cells, marker, supply, info, cfg, seats, out):
     """out[g] = observation planes of game g from seat seats[g]'s point of view."""
     for g in prange(bb.shape[0]):
         _observe(g, seats[g], bb, cells, marker, supply, info, cfg, out[g])
 
 
+@njit(cache=True, error_model="numpy")
+def observe_serial(bb, cells, marker, supply, info, cfg, seats, out):
+    """``observe`` without the thread pool."""
+    for g in range(bb.shape[0]):
+        _observe(g, seats[g], bb, cells, marker, supply, info, cfg, out[g])
+
+
 # --------------------------------------------------------------------------- batch of one
 # Serial twins of the batch kernels for the AEC adapter (no thread-pool start per call).
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def legal_mask_one(bb, cells, marker, supply, info, seg, cfg, row):
     """Legal actions of game 0 into the bool row."""
     _fill_mask(0, bb, cells, marker, supply, info, seg, cfg, row)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def step_one(bb, cells, marker, supply, info, rng, hist, seg, cfg, action, rew):
     """Apply one legal action to game 0; rew (1, P) receives the rewards of this step."""
     for s in range(cfg[2]):
@@ -920,13 +1065,13 @@ def step_one(bb, cells, marker, supply, info, rng, hist, seg, cfg, action, rew):
         _apply(0, action, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def observe_one(bb, cells, marker, supply, info, cfg, seat, out):
     """Observation planes of game 0 from ``seat``'s point of view into out."""
     _observe(0, seat, bb, cells, marker, supply, info, cfg, out)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def record_one(bb, cells, marker, supply, info, cfg, out):
     """Exact VF-17 record of game 0's position (as if a round started now)."""
     _record(0, bb, cells, marker, supply, info, cfg, out)

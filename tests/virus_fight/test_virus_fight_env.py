@@ -334,3 +334,43 @@ def test_play_bad_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 2
     code, _ = _run_play(monkeypatch, ["--board-size", "9"], "")
     assert code == 2
+
+
+def test_random_action_is_the_canonical_draw() -> None:
+    """The single-pass sampler draws exactly ``_nth_legal(count, rand(count))``: uniform."""
+    g = VirusFightBatch(3)
+    st = g.init(32, seed=11)
+    for _ in range(300):
+        for i in range(32):
+            key = st.rng.copy()
+            a = K._random_legal(i, st.bb, st.cells, st.marker, st.supply, st.info, key,
+                                g.seg, g.cfg)  # fmt: skip
+            key2 = st.rng.copy()
+            cnt = K._nth_legal(i, st.bb, st.cells, st.marker, st.supply, st.info, g.seg, g.cfg,
+                               -1)[0]  # fmt: skip
+            b = K._nth_legal(i, st.bb, st.cells, st.marker, st.supply, st.info, g.seg, g.cfg,
+                             K._rand(key2, i, cnt))[1]  # fmt: skip
+            assert a == b and key[i] == key2[i]
+        g.step(st, g.random_actions(st), auto_reset=True)
+
+
+def test_serial_and_parallel_kernels_agree() -> None:
+    import envs.virus_fight.batch as B
+
+    g = VirusFightBatch(2)
+    runs = []
+    for threshold in (1, 10**9):  # parallel kernels, then serial ones
+        old = B.PARALLEL_MIN_BATCH
+        B.PARALLEL_MIN_BATCH = threshold
+        try:
+            st = g.init(300, seed=8)
+            for _ in range(150):
+                g.step(st, g.random_actions(st), auto_reset=True)
+            stats = g.selfplay(st, 50)
+            runs.append((st, stats, g.observe(st, np.zeros(300, np.int64)), g.legal_mask(st)))
+        finally:
+            B.PARALLEL_MIN_BATCH = old
+    for x, y in zip(runs[0][0].arrays(), runs[1][0].arrays(), strict=True):
+        assert np.array_equal(x, y)
+    for x, y in zip(runs[0][1:], runs[1][1:], strict=True):
+        assert np.array_equal(x, y)

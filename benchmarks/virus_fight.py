@@ -1,0 +1,180 @@
+"""Virus Fight throughput: kernel self-play, mask+obs, AEC env() (and the tictactoe peer).
+
+Rows (``rate`` in steps/s = decisions applied per second; random legal moves, finished
+games restart at once):
+
+=============================  ==================================================================
+measure                        loop
+=============================  ==================================================================
+``kernel self-play``           batch facade ``random_actions`` + ``step(auto_reset=True)``
+``kernel self-play (fused)``   ``VirusFightBatch.selfplay``: draw + apply + auto-reset for many
+                               steps in one Numba call (no Python between steps)
+``mask+obs``                   ``legal_mask`` + ``observe`` for the whole batch (positions/s)
+``AEC env()``                  ``virus_fight_v0.env()``: ``last`` / ``step`` per move (batch 1)
+``peer tictactoe_v3 env()``    PettingZoo classic tictactoe_v3 ``env()``, same loop (batch 1)
+=============================  ==================================================================
+
+With ``threads=1`` the facade runs the serial kernels; with more it runs the ``prange``
+kernels for batches of 4096 and up. ``compile_s`` is the first call's time (Numba compiles, or loads its on-disk cache); it is
+never inside a rate. ``cpu_rate`` is the same rate computed from process CPU time instead
+of wall time: on a machine shared with other jobs it shows what the kernel does when it has
+the cores to itself.
+
+    python -m benchmarks.virus_fight [--batch 1 1024 16384] [--seconds 1] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+CONFIGS = ((2, 5), (3, 6), (4, 7))
+
+
+def _timed(fn: Callable[[], int], seconds: float) -> tuple[float, float]:
+    """Call fn (returning the number of steps it made) until ``seconds`` have passed."""
+    n = 0
+    t0, c0 = time.perf_counter(), time.process_time()
+    while True:
+        n += fn()
+        wall = time.perf_counter() - t0
+        if wall >= seconds:
+            break
+    cpu = max(time.process_time() - c0, 1e-9)
+    return n / wall, n / cpu
+
+
+def _row(config: str, measure: str, batch: int, threads: int, rate: float, cpu_rate: float,
+         compile_s: float | None) -> dict[str, Any]:  # fmt: skip
+    return {
+        "game": "virus_fight",
+        "config": config,
+        "measure": measure,
+        "batch": batch,
+        "threads": threads,
+        "rate": float(rate),
+        "cpu_rate": float(cpu_rate),
+        "unit": "steps/s",
+        "compile_s": compile_s,
+    }
+
+
+def _aec_loop(env: Any, seconds: float) -> tuple[float, float]:
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+
+    def chunk() -> int:
+        n = 0
+        for _ in range(200):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                if not env.agents:
+                    env.reset()
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            n += 1
+        return n
+
+    return _timed(chunk, seconds)
+
+
+def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, Any]]:
+    """Benchmark rows for every player count (default boards) and batch size."""
+    import numba
+
+    from envs import virus_fight_v0
+    from envs.virus_fight.batch import VirusFightBatch
+
+    numba.set_num_threads(max(1, min(threads, getattr(numba.config, "NUMBA_NUM_THREADS", 1))))
+    rows: list[dict[str, Any]] = []
+    for players, size in CONFIGS:
+        config = f"{players}p {size}x{size}"
+        game = VirusFightBatch(players, size)
+        for batch in batch_sizes:
+            st = game.init(batch, seed=batch)
+            t0 = time.perf_counter()
+            acts = game.random_actions(st)
+            game.step(st, acts, auto_reset=True)
+            compile_s = time.perf_counter() - t0
+            for _ in range(50):  # leave the setup phase: a steady mix of positions
+                game.step(st, game.random_actions(st), auto_reset=True)
+
+            def facade(st: Any = st, batch: int = batch, game: Any = game) -> int:
+                game.step(st, game.random_actions(st), auto_reset=True)
+                return batch
+
+            rate, cpu = _timed(facade, seconds)
+            rows.append(_row(config, "kernel self-play", batch, threads, rate, cpu, compile_s))
+
+            t0 = time.perf_counter()
+            game.selfplay(st, 1)
+            compile_s = time.perf_counter() - t0
+            steps = max(1, 200_000 // batch)
+
+            def fused(
+                st: Any = st, batch: int = batch, steps: int = steps, game: Any = game
+            ) -> int:
+                game.selfplay(st, steps)
+                return batch * steps
+
+            rate, cpu = _timed(fused, seconds)
+            rows.append(
+                _row(config, "kernel self-play (fused)", batch, threads, rate, cpu, compile_s)
+            )
+
+            t0 = time.perf_counter()
+            seats = np.maximum(game.current_player(st), 0)
+            game.legal_mask(st)
+            game.observe(st, seats)
+            compile_s = time.perf_counter() - t0
+
+            def mask_obs(
+                st: Any = st, batch: int = batch, seats: Any = seats, game: Any = game
+            ) -> int:
+                game.legal_mask(st)
+                game.observe(st, seats)
+                return batch
+
+            rate, cpu = _timed(mask_obs, seconds)
+            rows.append(_row(config, "mask+obs", batch, threads, rate, cpu, compile_s))
+        t0 = time.perf_counter()
+        env = virus_fight_v0.env(num_players=players)
+        _aec_loop(env, 0.0)  # first moves compile (or load) the batch-of-one kernels
+        compile_s = time.perf_counter() - t0
+        rate, cpu = _aec_loop(env, seconds)
+        rows.append(_row(config, "AEC env()", 1, threads, rate, cpu, compile_s))
+    try:
+        from pettingzoo.classic import tictactoe_v3
+
+        rate, cpu = _aec_loop(tictactoe_v3.env(), seconds)
+        rows.append(_row("tictactoe", "peer tictactoe_v3 env()", 1, 1, rate, cpu, None))
+    except ImportError:  # pragma: no cover - optional peer
+        pass
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, nargs="+", default=[1, 1024, 16384])
+    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    rows = run(args.batch, args.seconds, args.threads)
+    print(f"{'config':9} {'measure':26} {'batch':>6} {'rate':>12} {'cpu_rate':>12} compile_s")
+    for r in rows:
+        comp = "" if r["compile_s"] is None else f"{r['compile_s']:.2f}"
+        print(
+            f"{r['config']:9} {r['measure']:26} {r['batch']:>6} {r['rate']:>12,.0f} "
+            f"{r['cpu_rate']:>12,.0f} {comp}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
