@@ -21,7 +21,9 @@ array           dtype         per game
 ``player``      int8          seat to move (0 black, 1 white)
 ``turn``        int32         completed turns (PR-17: every turn counts, passes too)
 ``max_turns``   int32         PR-17 turn limit of the game
-``hist``        (H,) uint64   packed positions since the last placement (PR-17)
+``hist``        uint64        packed positions since the last placement (PR-17); the
+                              array is (H, B), entry-major, so a batch step reads it
+                              in cache lines shared by neighbouring games
 ``hist_len``    int32         used entries of ``hist``
 ``status``      int8          0 ongoing, 1 black won, 2 white won, 3 draw by repetition,
                               4 draw by the turn limit
@@ -54,6 +56,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -192,7 +195,9 @@ class KernelState:
         return KernelState(*(a.copy() for a in self.arrays()))
 
     def take(self, index: np.ndarray) -> KernelState:
-        return KernelState(*(np.ascontiguousarray(a[index]) for a in self.arrays()))
+        parts = [np.ascontiguousarray(a[index]) for a in self.arrays()]
+        parts[9] = np.ascontiguousarray(self.hist[:, index])  # hist is (H, B)
+        return KernelState(*parts)
 
     # read-only decoded views (for env, rendering, tests)
     @property
@@ -245,7 +250,7 @@ def _alloc(b: int, max_turns: int, history: int | None, seed: int) -> KernelStat
         player=np.zeros(b, dtype=np.int8),
         turn=np.zeros(b, dtype=np.int32),
         max_turns=np.full(b, int(max_turns), dtype=np.int32),
-        hist=np.zeros((b, h), dtype=np.uint64),
+        hist=np.zeros((h, b), dtype=np.uint64),
         hist_len=np.zeros(b, dtype=np.int32),
         status=np.zeros(b, dtype=np.int8),
         rng=seed_keys(seed, b),
@@ -306,7 +311,7 @@ def from_board(
             f"the last history entry {hist[-1]:016x} is not the current position "
             f"({key:016x}); the history must end with the position itself"
         )
-    st.hist[0, : len(hist)] = np.array(hist, dtype=np.uint64)
+    st.hist[: len(hist), 0] = np.array(hist, dtype=np.uint64)
     st.hist_len[0] = len(hist)
     return st
 
@@ -627,7 +632,7 @@ def _key(tiles, pieces, bb, act, player, b):
 def _count_key(hist, b, n, key):
     cnt = 0
     for i in range(n):
-        cnt += hist[b, i] == key
+        cnt += hist[i, b] == key
     return cnt
 
 
@@ -644,7 +649,7 @@ def _reset_game(S, b):
     player[b] = 0
     turn[b] = 0
     status[b] = 0
-    hist[b, 0] = _key(tiles, pieces, bb, act, player, b)  # PR-17: the empty board
+    hist[0, b] = _key(tiles, pieces, bb, act, player, b)  # PR-17: the empty board
     hist_len[b] = 1
 
 
@@ -725,8 +730,8 @@ def _apply_one(S, b, action):
     winner = _goal_winner(tw, pieces[b], w, a)  # PR-16, both players
     key = _key(tiles, pieces, bb, act, player, b)
     n = 0 if placement else hist_len[b]  # after a placement earlier positions cannot recur
-    if n < hist.shape[1]:
-        hist[b, n] = key
+    if n < hist.shape[0]:
+        hist[n, b] = key
         n += 1
     hist_len[b] = n
     if winner >= 0:
@@ -785,7 +790,7 @@ def _observe_one(S, seats, out, b):
         else:
             n = hist_len[b]
             if n > 0:
-                v = min(_count_key(hist, b, n, hist[b, n - 1]) - 1, 2) / 2.0
+                v = min(_count_key(hist, b, n, hist[n - 1, b]) - 1, 2) / 2.0
         for sq in range(9):
             o[sq // 3, sq % 3, k] = v
     for sq in range(9):
@@ -936,7 +941,9 @@ def _observe_par(S, seats, out):
 
 
 def _par(st: KernelState, parallel: bool | None) -> bool:
-    return st.batch_size >= PARALLEL_MIN_BATCH if parallel is None else parallel
+    if parallel is None:
+        return st.batch_size >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1
+    return parallel
 
 
 def reset_all(st: KernelState, parallel: bool | None = None) -> None:
