@@ -10,6 +10,6 @@ games' own Numba kernels at batch size 1 (no third copy of the rules). See
 
 from __future__ import annotations
 
-from envs.openspiel import virus_fight
+from envs.openspiel import proteus, virus_fight
 
-__all__ = ["virus_fight"]
+__all__ = ["proteus", "virus_fight"]

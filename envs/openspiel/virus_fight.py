@@ -86,6 +86,13 @@ def forcing_key(m: int, j: int) -> int:
     raise RuntimeError(f"no RNG key forces draw {j} of {m}")  # pragma: no cover
 
 
+def game_config(game: pyspiel.Game) -> tuple[int, int, int]:
+    """(players, board_size, max_rounds) from the game's parameters (a game unpickled in
+    another process is rebuilt from its parameters, without Python attributes)."""
+    params = game.get_parameters()
+    return int(params["players"]), int(params["board_size"]), int(params["max_rounds"])
+
+
 class VirusFightGame(pyspiel.Game):
     """``python_virus_fight``: static configuration and the factory of states."""
 
@@ -129,7 +136,7 @@ class VirusFightState(pyspiel.State):
 
     def __init__(self, game: VirusFightGame) -> None:
         super().__init__(game)
-        self._config = game.config
+        self._config = game_config(game)
         fac = facade_for(*self._config)
         self._st: VFState = fac.init(1, 0)
         players = self._config[0]
@@ -327,7 +334,7 @@ class VirusFightObserver:
         if params:
             raise ValueError(f"observation parameters not supported; got {params}")
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        self._shape = facade_for(*game.config).obs_shape
+        self._shape = facade_for(*game_config(game)).obs_shape
         if self.perfect_recall:
             self.tensor: np.ndarray | None = None
             self.dict: dict[str, np.ndarray] = {}

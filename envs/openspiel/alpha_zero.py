@@ -1,0 +1,78 @@
+"""OpenSpiel's Python AlphaZero (JAX/Flax) on ``python_proteus``.
+
+    python -m envs.openspiel.alpha_zero --steps 1 --path runs/az_proteus     # a smoke run
+    python -m envs.openspiel.alpha_zero --steps 200 --actors 2 --simulations 50 --max-turns 200
+
+OpenSpiel's ``alpha_zero`` starts its actors with the ``spawn`` start method; each child
+re-imports this module as its main module, which registers our games with pyspiel before
+the pickled game is loaded there. That is why it must run as ``python -m`` (or as a file),
+not from an interactive session. The learner writes ``learner.jsonl`` (losses, game
+lengths, outcomes per step) and checkpoints under ``--path``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+
+import envs.openspiel  # noqa: F401  (registers python_proteus in parent and children)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run AlphaZero with a small configuration (defaults: a smoke run)."""
+    p = argparse.ArgumentParser(prog="python -m envs.openspiel.alpha_zero")
+    p.add_argument("--game", default="python_proteus")
+    p.add_argument("--max-turns", type=int, default=60, help="PR-17 turn limit of the games")
+    p.add_argument("--path", default=None, help="log/checkpoint folder (default: a temp dir)")
+    p.add_argument("--steps", type=int, default=1, help="learner steps (0 = forever)")
+    p.add_argument("--actors", type=int, default=1)
+    p.add_argument("--evaluators", type=int, default=0)
+    p.add_argument("--simulations", type=int, default=8, help="MCTS simulations per move")
+    p.add_argument("--buffer", type=int, default=64, help="replay buffer size (states)")
+    p.add_argument("--batch", type=int, default=16, help="train batch size")
+    p.add_argument("--width", type=int, default=32)
+    p.add_argument("--depth", type=int, default=1)
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+
+    from open_spiel.python.algorithms.alpha_zero import alpha_zero
+
+    game = (
+        f"{args.game}(max_turns={args.max_turns})" if args.game == "python_proteus" else args.game
+    )
+    config = alpha_zero.Config(
+        game=game,
+        path=args.path or tempfile.mkdtemp(prefix="az-proteus-"),
+        learning_rate=1e-3,
+        weight_decay=1e-4,
+        decouple_weight_decay=False,
+        train_batch_size=args.batch,
+        replay_buffer_size=args.buffer,
+        replay_buffer_reuse=1,
+        max_steps=args.steps,
+        checkpoint_freq=1,
+        actors=args.actors,
+        evaluators=args.evaluators,
+        evaluation_window=10,
+        eval_levels=2,
+        uct_c=2.0,
+        max_simulations=args.simulations,
+        policy_alpha=1.0,
+        policy_epsilon=0.25,
+        temperature=1.0,
+        temperature_drop=10,
+        nn_model="mlp",
+        nn_width=args.width,
+        nn_depth=args.depth,
+        observation_shape=None,
+        output_size=None,
+        verbose=False,
+        quiet=True,
+    )
+    alpha_zero.alpha_zero(config)
+    print(f"alpha_zero done: {config.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
