@@ -1,11 +1,19 @@
-"""Moon Shot training: PPO (or SAC) on solo shots through the batched Gymnasium VectorEnv.
+"""Moon Shot training: PPO (or SAC) on solo shots, or against opponents in the turn game.
 
-:class:`MoonShotSoloVecEnv` adapts ``envs.moon_shot.vector.MoonShotSoloVectorEnv`` (every
+Solo (``--players 1``, the default): :class:`MoonShotSoloVecEnv` adapts ``envs.moon_shot.vector.MoonShotSoloVectorEnv`` (every
 step simulates all sub-envs' shots in one physics call) to SB3's ``VecEnv`` contract: the
 Gymnasium env runs with ``SAME_STEP`` autoreset, whose ``final_obs`` becomes
 ``infos[i]["terminal_observation"]``; ``TimeLimit.truncated`` is ``truncated and not
 terminated`` (solo episodes end by termination, MS-21). ``seed(s)`` seeds sub-env ``i``
 with ``s + i`` at the next ``reset()``, as SB3's ``DummyVecEnv`` does.
+
+Against opponents (``--players 2..8``): :class:`MoonShotVersusVecEnv` holds N turn-based
+games (MS-14..MS-17) in one ``GameState``; the learner shoots for its seat in every game
+(seat rotating per game), and opponents from the pool (snapshots of the learner, random,
+the calibrated ``aim`` agent) shoot inside ``step_wait`` until the learner's next turn.
+Each round of shots is ONE batched physics call (``run_shots``), noise from each game's
+key exactly as the AEC env (``shot_seeds(key, turn)``). The learner's reward is its final
+MS-17 reward (+1 / -1 / 0) when the game ends, whoever's shot ended it.
 """
 
 from __future__ import annotations
@@ -114,6 +122,187 @@ class MoonShotSoloVecEnv(VecEnv):
         self._next_seed = None
 
 
+class MoonShotVersusVecEnv(VecEnv):
+    """N turn-based Moon Shot games: learner in one seat, pool opponents in the others."""
+
+    def __init__(self, players: int, num_envs: int, pool: Any, seed: int = 0) -> None:
+        from agents.moon_shot_agents import MoonShotFacade
+        from envs.moon_shot.env import MoonShotConfig, observation_space
+
+        cfg = MoonShotConfig(num_players=players)
+        cfg.check_players()
+        self.facade = MoonShotFacade(cfg)
+        self.config = cfg
+        self.num_players = int(players)
+        self.pool = pool
+        self.render_mode = None
+        self._default_seed = int(seed)
+        self.rng = np.random.default_rng(seed)
+        super().__init__(
+            num_envs, observation_space(cfg), gym.spaces.Box(-1.0, 1.0, (4,), np.float32)
+        )
+        self.state: Any = None
+        self.learner_seat = np.arange(num_envs, dtype=np.int64) % self.num_players
+        self.opponent = np.full((num_envs, self.num_players), -1, np.int64)
+        self._actions: np.ndarray | None = None
+        self.learner_decisions = 0
+        self.opponent_decisions = 0
+        self.env_seconds = 0.0
+
+    def _shoot(self, idx: np.ndarray, actions: np.ndarray) -> None:
+        """The seat to shoot in games ``idx`` shoots ``actions`` (one physics call)."""
+        from envs.moon_shot import game
+        from training.vec_env import put
+
+        sub = game.GameState(**{k: v[idx].copy() for k, v in self.state.__dict__.items()})
+        seeds = game.shot_seeds(sub.key, sub.turn)
+        sc = self.facade.simulate(np.clip(actions, -1.0, 1.0), seeds).score
+        game.turn_step(
+            sub,
+            np.asarray(sc.points),
+            np.asarray(sc.crack),
+            np.asarray(sc.colony),
+            np.asarray(sc.landed),
+            max_rounds=self.config.max_rounds,
+            target_score=self.config.target_score,
+        )
+        put(self.state, idx, sub)
+
+    def _play_opponents(self, ended: np.ndarray) -> None:
+        from envs.moon_shot import game
+
+        for _ in range(10_000):
+            active = ~ended & ~self.state.done & (self.state.seat != self.learner_seat)
+            if not active.any():
+                break
+            idx = np.flatnonzero(active)
+            seats = self.state.seat[idx].astype(np.int64)
+            sub = game.GameState(**{k: v[idx].copy() for k, v in self.state.__dict__.items()})
+            obs = self.facade.observe(sub, seats)
+            who = self.opponent[idx, seats]
+            actions = np.zeros((len(idx), 4), np.float64)
+            for pid in np.unique(who):
+                sel = np.flatnonzero(who == pid)
+                agent = self.pool.agent(int(pid))
+                ctx = None
+                if getattr(agent, "needs_context", False):
+                    from agents.base import ActContext
+
+                    part = game.GameState(**{k: v[sel].copy() for k, v in sub.__dict__.items()})
+                    ctx = ActContext(game=self.facade, state=part, seats=seats[sel])
+                actions[sel] = np.asarray(agent.act(obs[sel], None, ctx), np.float64)
+            self._shoot(idx, actions)
+            self.opponent_decisions += len(idx)
+        ended |= self.state.done
+
+    def _new_games(self, idx: np.ndarray, rotate: bool) -> None:
+        from envs.moon_shot import game
+        from training.vec_env import put
+
+        pending = np.asarray(idx, np.int64)
+        for _ in range(1000):
+            if len(pending) == 0:
+                return
+            keys = self.rng.integers(0, 2**63, size=len(pending)).astype(np.uint64)
+            put(self.state, pending, game.new_games(len(pending), self.num_players, keys))
+            if rotate:
+                self.learner_seat[pending] = (self.learner_seat[pending] + 1) % self.num_players
+            draws = self.pool.sample(len(pending) * self.num_players, self.rng)
+            draws = draws.reshape(len(pending), self.num_players)
+            draws[np.arange(len(pending)), self.learner_seat[pending]] = -1
+            self.opponent[pending] = draws
+            ended = np.ones(self.num_envs, bool)
+            ended[pending] = False
+            self._play_opponents(ended)
+            # an opponent's crack or colony before the learner's first shot: not an episode
+            pending = pending[self.state.done[pending]]
+            rotate = False
+        raise RuntimeError("Moon Shot games keep ending before the learner's first shot")
+
+    def _obs(self) -> np.ndarray:
+        return np.asarray(self.facade.observe(self.state, self.learner_seat), np.float32)
+
+    def reset(self) -> np.ndarray:
+        from envs.moon_shot import game
+
+        seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
+        if seed is not None:
+            self._default_seed = int(seed)
+            self.rng = np.random.default_rng(self._default_seed)
+            for pid, entry in enumerate(self.pool.entries):
+                entry.agent.reset(
+                    seed=int(np.random.SeedSequence([seed, pid]).generate_state(1)[0])
+                )
+        self.state = game.new_games(self.num_envs, self.num_players)
+        self.learner_seat = np.arange(self.num_envs, dtype=np.int64) % self.num_players
+        self._new_games(np.arange(self.num_envs), rotate=False)
+        self._reset_seeds()
+        self._reset_options()
+        return self._obs()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, np.float64).reshape(self.num_envs, 4)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._actions is None:
+            raise RuntimeError("step_wait() called without step_async()")
+        t0 = time.perf_counter()
+        actions, self._actions = self._actions, None
+        everyone = np.arange(self.num_envs)
+        self._shoot(everyone, actions)
+        self.learner_decisions += self.num_envs
+        ended = self.state.done.copy()
+        self._play_opponents(ended)
+        reward = np.where(ended, self.state.rewards[everyone, self.learner_seat], 0.0)
+        infos: list[dict[str, Any]] = [{"TimeLimit.truncated": False} for _ in everyone]
+        finished = np.flatnonzero(ended)
+        if len(finished):
+            terminal = self._obs()
+            for i in finished:
+                infos[i]["terminal_observation"] = terminal[i]
+                infos[i]["outcome"] = float(reward[i])
+                infos[i]["opponents"] = [self.pool.name(int(p)) for p in self.opponent[i] if p >= 0]
+            self._new_games(finished, rotate=True)
+        obs = self._obs()
+        self.env_seconds += time.perf_counter() - t0
+        return obs, reward.astype(np.float32), ended, infos
+
+    def close(self) -> None:
+        self.state = None
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None for _ in range(self.num_envs)]
+
+    def rng_state(self) -> dict[str, Any]:
+        return {"bit_generator": self.rng.bit_generator.state, "seed": self._default_seed}
+
+    def set_rng_state(self, data: dict[str, Any]) -> None:
+        self._default_seed = int(data["seed"])
+        self.rng.bit_generator.state = data["bit_generator"]
+
+
 def train(cfg: Any, resume: bool = False, progress: bool = True, quiet: bool = False) -> Any:
     """Train Moon Shot solo with PPO or SAC (config from :mod:`training.train`)."""
     import json
@@ -121,24 +310,27 @@ def train(cfg: Any, resume: bool = False, progress: bool = True, quiet: bool = F
     from stable_baselines3 import PPO, SAC
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from training.train import _learn, _Saver, _set_seeds
+    from training.train import _learn, _Saver, _set_seeds, build_pool
 
-    if cfg.players != 1:
-        raise ValueError(
-            "Moon Shot trains solo shots (--players 1); the multi-player game is played "
-            "by the solo policy (each turn is one shot: its rules only change the ending)"
-        )
     _set_seeds(cfg.seed)
     out = Path(cfg.out)
-    venv = MoonShotSoloVecEnv(cfg.n_envs, seed=cfg.seed)
+    pool = None
+    venv: Any
+    if cfg.players == 1:
+        venv = MoonShotSoloVecEnv(cfg.n_envs, seed=cfg.seed)
+    else:
+        pool = build_pool(cfg, "moon_shot")
+        venv = MoonShotVersusVecEnv(cfg.players, cfg.n_envs, pool, seed=cfg.seed)
     env = VecMonitor(venv)
     algo = PPO if cfg.algo == "ppo" else SAC
     if resume:
         state = json.loads((out / "state.json").read_text())
         model = algo.load(out / "model.zip", env=env, device="cpu", tensorboard_log=str(out / "tb"))
-        saver = _Saver(cfg, model, venv, None)
+        saver = _Saver(cfg, model, venv, pool)
         saver.checkpoints = list(state.get("checkpoints", []))
         saver.elapsed_before = float(state.get("elapsed_seconds", 0.0))
+        if pool is not None:
+            saver.restore_snapshots(list(state.get("snapshots", [])))
         saver.restore_rng()
         if isinstance(model, SAC) and (out / "replay.pkl").exists():
             model.load_replay_buffer(out / "replay.pkl")
@@ -173,10 +365,13 @@ def train(cfg: Any, resume: bool = False, progress: bool = True, quiet: bool = F
                 policy_kwargs={"net_arch": arch},
                 **common,
             )
-        saver = _Saver(cfg, model, venv, None)
+        saver = _Saver(cfg, model, venv, pool)
+        if pool is not None and pool.self_weight > 0:
+            saver.add_snapshot(0)
     if not quiet:
+        what = "solo shots" if pool is None else f"{cfg.players} players vs {pool.describe()}"
         print(
-            f"arena train moon_shot: solo shots, {cfg.algo.upper()}, {cfg.n_envs} episodes/batch; "
+            f"arena train moon_shot: {what}, {cfg.algo.upper()}, {cfg.n_envs} games/batch; "
             f"run dir {out}"
         )
     return _learn(model, saver, cfg, progress)

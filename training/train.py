@@ -183,6 +183,10 @@ def _validate(cfg: TrainConfig) -> None:
         parse_opponents(cfg.opponents)
     elif cfg.algo not in ("ppo", "sac"):
         raise ValueError(f"--algo {cfg.algo!r}: Moon Shot trains ppo or sac")
+    elif cfg.players > 1:
+        from training.opponents import parse_opponents
+
+        parse_opponents(cfg.opponents)
 
 
 def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
@@ -214,14 +218,14 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
         )
     if args.game == "moon_shot":
         given.setdefault("algo", "ppo")
-        given.setdefault("players", 1)
+        given.setdefault("players", 1)  # solo shots (MS-21); 2..8: against pool opponents
         given.setdefault("n_steps", 32)
         given.setdefault("batch_size", 256)
         given.setdefault("n_epochs", 10)
         given.setdefault("net", "64,64")
         given.setdefault("ent_coef", 0.0)
         given.setdefault("n_envs", 16)
-        given.setdefault("opponents", "self:0.7,random:0.3")
+        given.setdefault("opponents", "self:0.5,random:0.2,aim:0.3")
         given.setdefault("snapshot_every", 10_000)
         given.setdefault("checkpoint_every", 20_000)
     cfg = TrainConfig(game=args.game, **given)
