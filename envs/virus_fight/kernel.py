@@ -688,6 +688,8 @@ def _start_round(g, bb, cells, marker, supply, info, hist, cfg, rew):
     The record is written into the next history slot, then compared with the earlier ones.
     """
     hlen = info[g, I_HLEN]
+    if hlen >= hist.shape[1]:  # cannot happen in play (one record per round started)
+        hlen = hist.shape[1] - 1
     rec = hist[g, hlen]  # capacity max_rounds + 1 > number of round starts
     _record(g, bb, cells, marker, supply, info, cfg, rec)
     seen = 0
@@ -705,7 +707,7 @@ def _start_round(g, bb, cells, marker, supply, info, hist, cfg, rew):
             rec[w] = U0
         _adjudicate(g, supply, info, cfg, rew)
         return True
-    info[g, I_HLEN] = hlen + 1
+    info[g, I_HLEN] = min(hlen + 1, hist.shape[1])
     info[g, I_REP] = seen + 1
     return False
 

@@ -247,8 +247,8 @@ def from_text(game: VirusFightBatch, text: str, key: int = 0) -> VFState:
     hist = fields["hist"]
     if hist != "-":
         recs = hist.split(",")
-        if len(recs) > st.hist.shape[1]:
-            raise ValueError(f"hist has {len(recs)} records, more than max_rounds + 1")
+        if phase == K.PH_SETUP or len(recs) > rnd:
+            raise ValueError(f"hist has {len(recs)} records, more than the {rnd} rounds started")
         for h, rec in enumerate(recs):
             words = rec.split(":")
             if len(words) != K.HW:

@@ -374,3 +374,28 @@ def test_serial_and_parallel_kernels_agree() -> None:
         assert np.array_equal(x, y)
     for x, y in zip(runs[0][1:], runs[1][1:], strict=True):
         assert np.array_equal(x, y)
+
+
+def test_finished_position_loads_as_finished() -> None:
+    e = raw_env()
+    e.reset(seed=2)
+    _random_game(e, 2)
+    text = e.to_text()
+    assert "phase=over" in text
+    e2 = raw_env()
+    e2.reset(options={"position": text})
+    assert all(e2.terminations.values()) and e2.to_text() == text
+    while e2.agents:
+        e2.step(None)
+
+
+def test_history_longer_than_rounds_started_is_rejected() -> None:
+    e = raw_env(max_rounds=30)
+    e.reset(seed=4)
+    _random_game(e, 4, max_steps=40)
+    f = dict(tok.split("=", 1) for tok in e.to_text().split())
+    assert f["phase"] != "setup" and f["hist"] != "-"
+    rec = f["hist"].split(",")[0]
+    f["hist"] = ",".join([rec] * (int(f["round"]) + 1))
+    with pytest.raises(ValueError, match="rounds started"):
+        e.reset(options={"position": " ".join(f"{k}={v}" for k, v in f.items())})
