@@ -405,6 +405,9 @@ class _Saver:
         random.setstate(rng["python"])
         if rng.get("env") is not None and hasattr(self.venv, "set_rng_state"):
             self.venv.set_rng_state(rng["env"])
+            # MaskablePPO.load re-runs set_random_seed(seed), which queues env.seed(seed)
+            # for the next reset: drop it, or the resumed run would replay the first games
+            self.venv._reset_seeds()
 
 
 def _derive(seed: int, name: str) -> int:
