@@ -28,7 +28,19 @@ from agents.rollout import concat, random_playout
 
 
 class _Node:
-    __slots__ = ("_state", "_src", "player", "actions", "children", "n", "w", "reward_in", "parent")
+    __slots__ = (
+        "_state",
+        "_src",
+        "player",
+        "actions",
+        "children",
+        "n",
+        "w",
+        "reward_in",
+        "parent",
+        "win_child",
+        "allowed",
+    )
 
     def __init__(
         self,
@@ -47,6 +59,8 @@ class _Node:
         self.w = np.zeros_like(reward_in)  # summed returns per seat (from this node on)
         self.reward_in = reward_in  # rewards per seat of the step that led here
         self.parent = parent
+        self.win_child: _Node | None = None  # a child that ends the game won by ``player``
+        self.allowed: np.ndarray | None = None  # root only: actions left after the safety check
 
     def state(self, game: Any) -> Any:
         if self._state is None:
@@ -55,6 +69,34 @@ class _Node:
             self._state = game.take(batch, np.array([j]))
             self._src = None
         return self._state
+
+
+def safe_actions(game: Any, state: Any, seat: int) -> np.ndarray:
+    """(A,) legal actions of the single game ``state`` after which the next mover (another
+    seat) cannot win at once; all legal actions if every one of them allows that.
+
+    The root's anti-decisive filter: one batched step over every (action, reply) pair.
+    """
+    legal = np.asarray(game.legal_mask(state), bool)[0]
+    acts = np.flatnonzero(legal)
+    kids = game.take(state, np.zeros(len(acts), np.int64))
+    game.step(kids, acts.astype(np.int64))
+    movers = np.asarray(game.current_player(kids), np.int64)
+    threat = np.flatnonzero((movers >= 0) & (movers != seat))
+    if len(threat) == 0:
+        return legal
+    sub = game.take(kids, threat)
+    k2, a2 = np.nonzero(np.asarray(game.legal_mask(sub), bool))
+    grand = game.take(sub, k2)
+    r2, d2 = game.step(grand, a2.astype(np.int64))
+    wins = np.asarray(d2, bool) & (np.asarray(r2)[np.arange(len(k2)), movers[threat][k2]] > 0)
+    losing = np.zeros(len(acts), bool)
+    losing[threat[np.unique(k2[wins])]] = True
+    if losing.all():
+        return legal
+    out = np.zeros_like(legal)
+    out[acts[~losing]] = True
+    return out
 
 
 def _same_state(a: Any, b: Any) -> bool:
@@ -77,6 +119,7 @@ class MCTSAgent(Agent):
         rollouts_per_child: int = 1,
         max_rollout_steps: int | None = None,
         determinizations: int = 4,
+        safety_check: bool = True,
         seed: int | None = 0,
     ) -> None:
         if simulations < 1:
@@ -88,6 +131,7 @@ class MCTSAgent(Agent):
         self.rollouts_per_child = rollouts_per_child
         self.max_rollout_steps = max_rollout_steps
         self.determinizations = max(1, determinizations)
+        self.safety_check = safety_check
         self.name = f"mcts:{simulations}"
         self.rng = np.random.default_rng(seed)
 
@@ -115,7 +159,10 @@ class MCTSAgent(Agent):
                 continue
             seat = int(context.seats[i])
             for r in self._root_states(game, game.take(state, np.array([i])), seat):
-                roots.append(_Node(r, None, seat, np.zeros(game.num_players), None))
+                root = _Node(r, None, seat, np.zeros(game.num_players), None)
+                if self.safety_check:
+                    root.allowed = safe_actions(game, r, seat)
+                roots.append(root)
                 owner.append(i)
         if roots:
             per_game = np.bincount(np.array(owner), minlength=len(mask))
@@ -174,6 +221,8 @@ class MCTSAgent(Agent):
                 used[t] += c
 
     def _select(self, node: _Node) -> _Node:
+        if node.win_child is not None:  # decisive move: the mover always takes a win in one
+            return node.win_child
         p = node.player
         log_n = math.log(max(node.n, 1))
         best, best_score = node.children[0], -math.inf
@@ -190,6 +239,9 @@ class MCTSAgent(Agent):
         """Expand every leaf, roll out all new children in one batch, back up; playouts each."""
         states = concat(game, [leaf.state(game) for leaf in leaves])
         mask = np.asarray(game.legal_mask(states), bool)
+        for k, leaf in enumerate(leaves):
+            if leaf.allowed is not None:
+                mask[k] &= leaf.allowed
         rows, actions = np.nonzero(mask)  # row-major: each leaf's actions in order
         children = game.take(states, rows)
         rewards, _ = game.step(children, actions.astype(np.int64))
@@ -210,6 +262,8 @@ class MCTSAgent(Agent):
                 ch.n = r
                 ch.w = returns[j].copy()
                 leaf.children.append(ch)
+                if leaf.win_child is None and ch.player < 0 and rewards[j][leaf.player] > 0:
+                    leaf.win_child = ch
                 total += returns[j] + r * rewards[j]
             self._backup(leaf, total, len(idx) * r)
             counts.append(len(idx) * r)

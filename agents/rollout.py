@@ -46,23 +46,51 @@ def _batch_size(game: Any, state: Any) -> int:
     return len(game.current_player(state))
 
 
-def key_field(state: Any) -> str | None:
-    """Name of the state's per-game uint64 RNG key array, if it has one."""
+def key_field(state: Any, batch: int | None = None) -> str | None:
+    """Name of the state's per-game uint64 RNG key array (shape (B,)), if it has one."""
     for name in _KEY_FIELDS:
         arr = getattr(state, name, None)
         if isinstance(arr, np.ndarray) and arr.dtype == np.uint64 and arr.ndim == 1:
-            return name
+            if batch is None or arr.shape[0] == batch:
+                return name
     return None
 
 
-def reseed(state: Any, rng: np.random.Generator) -> bool:
+def reseed(state: Any, rng: np.random.Generator, batch: int | None = None) -> bool:
     """Give every game of ``state`` a fresh RNG key from ``rng``; False if it has none."""
-    name = key_field(state)
+    name = key_field(state, batch)
     if name is None:
         return False
     arr = getattr(state, name)
     arr[:] = rng.integers(0, 2**64 - 1, size=arr.shape, dtype=np.uint64, endpoint=True)
     return True
+
+
+_AXES: dict[type, dict[str, int | None]] = {}
+
+
+def batch_axes(game: Any, state: Any) -> dict[str, int | None]:
+    """Per field of a dataclass state, the axis that indexes games (None: not per game).
+
+    Found once per state type by asking the facade itself: ``take(state, [0, 0])`` doubles
+    the batch axis of every per-game array (Proteus keeps its history as (H, B), for one).
+    """
+    key = type(state)
+    if key not in _AXES:
+        one = game.take(state, np.array([0]))
+        two = game.take(state, np.array([0, 0]))
+        axes: dict[str, int | None] = {}
+        for f in dataclasses.fields(state):
+            a, b = getattr(one, f.name), getattr(two, f.name)
+            axis = None
+            if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+                grown = [
+                    i for i, (x, y) in enumerate(zip(a.shape, b.shape, strict=True)) if y == 2 * x
+                ]
+                axis = grown[0] if grown else None
+            axes[f.name] = axis
+        _AXES[key] = axes
+    return _AXES[key]
 
 
 def concat(game: Any, states: list[Any]) -> Any:
@@ -72,9 +100,17 @@ def concat(game: Any, states: list[Any]) -> Any:
     first = states[0]
     if not dataclasses.is_dataclass(first):
         raise TypeError(f"cannot concatenate {type(first).__name__} states")
-    fields = [f.name for f in dataclasses.fields(first)]
+    axes = batch_axes(game, first)
+    parts = {}
+    for name, axis in axes.items():
+        if axis is None:
+            parts[name] = getattr(first, name)
+        else:
+            parts[name] = np.ascontiguousarray(
+                np.concatenate([getattr(s, name) for s in states], axis=axis)
+            )
     cls: Any = type(first)
-    return cls(**{f: np.concatenate([getattr(s, f) for s in states]) for f in fields})
+    return cls(**parts)
 
 
 def random_playout(
@@ -95,7 +131,7 @@ def random_playout(
         if len(alive) == 0:
             return total
         state = game.take(state, alive)
-    fast = reseed(state, rng)
+    fast = reseed(state, rng, len(alive))
     steps = 0
     with numba_threads(1 if len(alive) < SMALL_BATCH else None):
         while len(alive) and (max_steps is None or steps < max_steps):

@@ -127,8 +127,11 @@ def test_random_and_heuristic_agents_never_play_illegal_actions(game_key: str) -
 def test_mcts_never_plays_illegal_actions(game_key: str) -> None:
     game = GAMES[game_key]()
     p = game.num_players
+    # short playouts: legality does not depend on how far the playouts run
     agents = [
-        MaskRecorder(MCTSAgent(simulations=12, seed=s) if s == 0 else RandomAgent(s))
+        MaskRecorder(
+            MCTSAgent(simulations=12, max_rollout_steps=40, seed=s) if s == 0 else RandomAgent(s)
+        )
         for s in range(p)
     ]
     play(game, agents, 6, seed=5)
