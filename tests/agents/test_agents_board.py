@@ -242,3 +242,37 @@ def test_registry_makes_every_board_agent_and_rejects_bad_names() -> None:
         make_agent("proteus", "mcts:many")
     with pytest.raises(ValueError, match="unknown game"):
         make_agent("chess", "random")
+
+
+def test_concat_follows_each_fields_game_axis() -> None:
+    from dataclasses import dataclass
+
+    from agents.rollout import batch_axes, concat
+
+    @dataclass
+    class S:
+        a: np.ndarray  # (B, 2)
+        hist: np.ndarray  # (H, B): games on the second axis
+
+    class G:
+        def take(self, s: S, idx: np.ndarray) -> S:
+            return S(s.a[idx], s.hist[:, idx])
+
+    g = G()
+    s1 = S(np.array([[1, 2]]), np.array([[10], [11], [12]]))
+    s2 = S(np.array([[3, 4]]), np.array([[20], [21], [22]]))
+    assert batch_axes(g, s1) == {"a": 0, "hist": 1}
+    c = concat(g, [s1, s2])
+    assert c.a.tolist() == [[1, 2], [3, 4]]
+    assert c.hist.tolist() == [[10, 20], [11, 21], [12, 22]]
+
+
+def test_safe_actions_removes_moves_that_allow_a_win_in_one() -> None:
+    from agents.mcts import safe_actions
+
+    game = TicTacToe()
+    st = game.init(1, 0)
+    # X (seat 0) on 0 and 8, O on 1 and 4 threatening 1-4-7; X to move: only 7 is safe
+    st.board[0, [0, 8, 1, 4]] = [0, 0, 1, 1]
+    safe = safe_actions(game, st, 0)
+    assert np.flatnonzero(safe).tolist() == [7]
