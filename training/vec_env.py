@@ -43,19 +43,47 @@ _MAX_OPPONENT_ROUNDS = 10_000  # guards against a facade that never hands the tu
 
 
 def put(state: Any, index: np.ndarray, sub: Any) -> None:
-    """Scatter the games of batch ``sub`` back into rows ``index`` of ``state`` (in place).
+    """Scatter the games of batch ``sub`` back into games ``index`` of ``state`` (in place).
 
-    The inverse of ``game.take``; works for any state that is a dataclass (or plain
-    object) of numpy arrays with a leading batch axis, which the protocol promises.
+    The inverse of ``game.take`` for any state that is a dataclass (or plain object) of
+    numpy arrays. The batch axis of each array is found from the shapes (the axis where
+    ``state`` has B entries and ``sub`` has ``len(index)``, all other axes equal), so an
+    entry-major array such as Proteus's (H, B) history works as well as (B, ...) ones.
     """
+    index = np.asarray(index, np.int64)
     if dataclasses.is_dataclass(state):
         names = [f.name for f in dataclasses.fields(state)]
     else:
         names = list(vars(state))
+    batch = None
     for name in names:
-        dst = getattr(state, name)
-        if isinstance(dst, np.ndarray) and dst.ndim >= 1:
-            dst[index] = getattr(sub, name)
+        dst, src = getattr(state, name), getattr(sub, name)
+        if not isinstance(dst, np.ndarray) or dst.ndim == 0:
+            continue
+        if batch is None:
+            batch = dst.shape[0]  # the first field is batch-major by the protocol
+        axis = _batch_axis(dst.shape, np.shape(src), batch, len(index))
+        if axis is None:
+            raise ValueError(
+                f"cannot scatter field {name!r}: shapes {dst.shape} and {np.shape(src)} "
+                f"have no common batch axis of sizes {batch} / {len(index)}"
+            )
+        where: list[Any] = [slice(None)] * dst.ndim
+        where[axis] = index
+        dst[tuple(where)] = src
+
+
+def _batch_axis(full: tuple[int, ...], part: tuple[int, ...], b: int, k: int) -> int | None:
+    if len(full) != len(part):
+        return None
+    axes = [
+        ax
+        for ax in range(len(full))
+        if full[ax] == b
+        and part[ax] == k
+        and all(full[j] == part[j] for j in range(len(full)) if j != ax)
+    ]
+    return axes[0] if axes else None
 
 
 def _seed_from(rng: np.random.Generator) -> int:

@@ -218,3 +218,21 @@ def test_virus_fight_three_players_learner_reward_and_masks() -> None:
             finished += 1
             assert infos[i]["terminal_observation"].shape == game.obs_shape
     assert finished > 0
+
+
+def test_put_scatters_batch_major_and_entry_major_fields() -> None:
+    """``put`` finds each array's batch axis: (B, ...) fields and (H, B) histories alike."""
+    from dataclasses import dataclass
+
+    @dataclass
+    class S:
+        a: np.ndarray  # (B,)
+        hist: np.ndarray  # (H, B) entry-major, as Proteus's repetition history
+
+    full = S(np.zeros(5), np.zeros((3, 5)))
+    part = S(np.array([1.0, 2.0]), np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+    put(full, np.array([4, 1]), part)
+    assert full.a.tolist() == [0, 2, 0, 0, 1]
+    assert full.hist[:, 4].tolist() == [1, 3, 5] and full.hist[:, 1].tolist() == [2, 4, 6]
+    with pytest.raises(ValueError, match="cannot scatter field 'hist'"):
+        put(full, np.array([0, 1]), S(np.zeros(2), np.zeros((4, 2))))
