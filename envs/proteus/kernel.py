@@ -332,21 +332,19 @@ def _mix64(z):
 
 
 @njit(cache=True)
-def _rand_below(rng, b, n):
-    """Exactly uniform integer in [0, n) (Lemire's method with rejection), 0 < n < 2**32."""
+def _rand_key(key, n):
+    """(r, new key): r exactly uniform in [0, n) (Lemire's method with rejection), 0 < n < 2**32."""
     nn = np.uint64(n)
-    z = rng[b] + np.uint64(0x9E3779B97F4A7C15)
-    rng[b] = z
-    m = (_mix64(z) >> np.uint64(32)) * nn
+    key = key + np.uint64(0x9E3779B97F4A7C15)
+    m = (_mix64(key) >> np.uint64(32)) * nn
     low = m & np.uint64(0xFFFFFFFF)
     if low < nn:
         t = (np.uint64(0x100000000) - nn) % nn
         while low < t:
-            z = rng[b] + np.uint64(0x9E3779B97F4A7C15)
-            rng[b] = z
-            m = (_mix64(z) >> np.uint64(32)) * nn
+            key = key + np.uint64(0x9E3779B97F4A7C15)
+            m = (_mix64(key) >> np.uint64(32)) * nn
             low = m & np.uint64(0xFFFFFFFF)
-    return np.int64(m >> np.uint64(32))
+    return np.int64(m >> np.uint64(32)), key
 
 
 @njit(cache=True)
@@ -494,12 +492,8 @@ def _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, out):
 
 
 @njit(cache=True)
-def _random_action(tsq, pieces, bb, act, player, rng, b):
-    """A uniformly random legal action of game ``b`` drawn from its own key (no mask)."""
-    w = bb[b]
-    a = act[b]
-    ts = tsq[b]
-    p = np.int64(player[b])
+def _sample(ts, pcs, w, a, p, key):
+    """(action, new key): a uniformly random legal action, without building the mask."""
     placed = w & 511
     hand = (w >> 45) & 63
     if placed != 511 or hand != 0:  # placement phase
@@ -516,19 +510,18 @@ def _random_action(tsq, pieces, bb, act, player, rng, b):
         c1 = POPC[m1]
         total = n_tile + c0 + c1 + POPC[m2]
         if total == 0:
-            return A_PASS
-        r = _rand_below(rng, b, total)
+            return A_PASS, key
+        r, key = _rand_key(key, total)
         if r < n_tile:
-            return 9 * _nth(pool, r // n_empty) + _nth(empty, r % n_empty)
+            return 9 * _nth(pool, r // n_empty) + _nth(empty, r % n_empty), key
         r -= n_tile
         if r < c0:
-            return A_PIECE + _nth(m0, r)
+            return A_PIECE + _nth(m0, r), key
         r -= c0
         if r < c1:
-            return A_PIECE + 9 + _nth(m1, r)
-        return A_PIECE + 18 + _nth(m2, r - c1)
+            return A_PIECE + 9 + _nth(m1, r), key
+        return A_PIECE + 18 + _nth(m2, r - c1), key
     vacant = 511 & ~((w >> 9) | (w >> 18))
-    pcs = pieces[b]
     brule = (a & 3) - 1
     base = 12 * p
     s0 = (pcs >> base) & 15
@@ -548,17 +541,25 @@ def _random_action(tsq, pieces, bb, act, player, rng, b):
     k = 9 if trule >= 0 else 0
     total = c0 + c1 + c2 + k
     if total == 0:
-        return A_PASS
-    r = _rand_below(rng, b, total)
+        return A_PASS, key
+    r, key = _rand_key(key, total)
     if r < c0:
-        return A_MOVE + 9 * s0 + _nth(t0, r)
+        return A_MOVE + 9 * s0 + _nth(t0, r), key
     r -= c0
     if r < c1:
-        return A_MOVE + 9 * s1 + _nth(t1, r)
+        return A_MOVE + 9 * s1 + _nth(t1, r), key
     r -= c1
     if r < c2:
-        return A_MOVE + 9 * s2 + _nth(t2, r)
-    return A_SWAP + _swap_pair(r - c2, trule, p, ts, pcs)
+        return A_MOVE + 9 * s2 + _nth(t2, r), key
+    return A_SWAP + _swap_pair(r - c2, trule, p, ts, pcs), key
+
+
+@njit(cache=True)
+def _random_action(tsq, pieces, bb, act, player, rng, b):
+    """A uniformly random legal action of game ``b`` drawn from its own key (no mask)."""
+    action, key = _sample(tsq[b], pieces[b], bb[b], act[b], np.int64(player[b]), rng[b])
+    rng[b] = key
+    return action
 
 
 # ----------------------------------------------------------------------------- transition
@@ -637,9 +638,10 @@ def _count_key(hist, b, n, key):
 
 
 @njit(cache=True)
-def _reset_game(S, b):
+def _reset_game(
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng, b
+):
     """PR-8: empty board, everything in the pool / in hand, BLACK to move (PR-4)."""
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     tiles[b] = 0
     tsq[b] = EMPTY_TSQ
     pieces[b] = EMPTY_PIECES
@@ -649,32 +651,30 @@ def _reset_game(S, b):
     player[b] = 0
     turn[b] = 0
     status[b] = 0
-    hist[0, b] = _key(tiles, pieces, bb, act, player, b)  # PR-17: the empty board
+    hist[0, b] = _key_w(0, EMPTY_PIECES, HAND_ALL, 0, 0)  # PR-17: the empty board
     hist_len[b] = 1
 
 
 @njit(cache=True)
-def _apply_one(S, b, action):
-    """Apply legal ``action`` to game ``b`` and finish the turn (PR-13, PR-16, PR-17)."""
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    p = np.int64(player[b])
-    tw = tiles[b]
-    w = bb[b]
-    a = act[b]
+def _transition(action, p, tw, ts, pcs, pw, w, a):
+    """Apply legal ``action`` of player ``p`` to one game's words (PR-6..PR-8, PR-12, PR-13).
+
+    Returns the new (tiles, tsq, pieces, pat, bb, act) words and whether it was a placement.
+    """
     placement = False
     if action < A_PIECE:  # PR-8 tile face down on an empty square
         t = action // 9
         sq = action - 9 * t
         tw |= (t + 1) << (4 * sq)
-        tsq[b] = (tsq[b] & ~(15 << (4 * t))) | (sq << (4 * t))
+        ts = (ts & ~(15 << (4 * t))) | (sq << (4 * t))
         w |= (1 << sq) | (1 << (36 + t))
         placement = True
     elif action < A_MOVE:  # PR-8 own piece on a vacant tile
         s = (action - A_PIECE) // 9
         sq = action - A_PIECE - 9 * s
         pc = 3 * p + s
-        pieces[b] = (pieces[b] & ~(15 << (4 * pc))) | (sq << (4 * pc))
-        pat[b] |= (pc + 1) << (4 * sq)
+        pcs = (pcs & ~(15 << (4 * pc))) | (sq << (4 * pc))
+        pw |= (pc + 1) << (4 * sq)
         t = ((tw >> (4 * sq)) & 15) - 1
         w = (w | (1 << (9 + 9 * p + sq)) | (1 << (27 + t))) & ~(1 << (45 + pc))
         if _is_new_active(a, t, pc):  # PR-6
@@ -683,13 +683,12 @@ def _apply_one(S, b, action):
     elif action < A_SWAP:  # PR-12 move to a vacant tile
         src = (action - A_MOVE) // 9
         dst = action - A_MOVE - 9 * src
-        pw = pat[b]
         pc = ((pw >> (4 * src)) & 15) - 1
-        pat[b] = (pw & ~(15 << (4 * src))) | ((pc + 1) << (4 * dst))
-        pieces[b] = (pieces[b] & ~(15 << (4 * pc))) | (dst << (4 * pc))
-        ts = ((tw >> (4 * src)) & 15) - 1
+        pw = (pw & ~(15 << (4 * src))) | ((pc + 1) << (4 * dst))
+        pcs = (pcs & ~(15 << (4 * pc))) | (dst << (4 * pc))
+        t_src = ((tw >> (4 * src)) & 15) - 1
         td = ((tw >> (4 * dst)) & 15) - 1
-        w = (w & ~((1 << (9 + 9 * p + src)) | (1 << (27 + ts)))) | (1 << (9 + 9 * p + dst))
+        w = (w & ~((1 << (9 + 9 * p + src)) | (1 << (27 + t_src)))) | (1 << (9 + 9 * p + dst))
         w |= 1 << (27 + td)
         if _is_new_active(a, td, pc):  # PR-13 -> PR-6
             a = _activated(a, td)
@@ -700,9 +699,8 @@ def _apply_one(S, b, action):
         tj = ((tw >> (4 * j)) & 15) - 1
         tw = (tw & ~((15 << (4 * i)) | (15 << (4 * j)))) | ((tj + 1) << (4 * i))
         tw |= (ti + 1) << (4 * j)
-        x = tsq[b] & ~((15 << (4 * ti)) | (15 << (4 * tj)))
-        tsq[b] = x | (j << (4 * ti)) | (i << (4 * tj))
-        pw = pat[b]
+        x = ts & ~((15 << (4 * ti)) | (15 << (4 * tj)))
+        ts = x | (j << (4 * ti)) | (i << (4 * tj))
         pi = ((pw >> (4 * i)) & 15) - 1
         pj = ((pw >> (4 * j)) & 15) - 1
         w &= ~((1 << (27 + ti)) | (1 << (27 + tj)))
@@ -721,25 +719,79 @@ def _apply_one(S, b, action):
             if cj:
                 a = _activated(a, ti)
     # else: PR-11 / PR-14 pass
+    return tw, ts, pcs, pw, w, a, placement
+
+
+@njit(cache=True)
+def _key_w(tw, pcs, w, a, p):
+    """The exact 64-bit packing of a position (module docstring)."""
+    if (w & 511) == 511 and ((w >> 45) & 63) == 0:
+        k = np.uint64(tw & 0xFFFFFFFF) | (np.uint64(pcs) << np.uint64(32))
+        k |= np.uint64(a) << np.uint64(56)
+        k |= np.uint64(p) << np.uint64(62)
+        return k | (np.uint64(1) << np.uint64(63))
+    k = np.uint64(tw) | (np.uint64(pcs) << np.uint64(36))
+    return k | (np.uint64(p) << np.uint64(60))
+
+
+@njit(cache=True)
+def _end_turn(hist, b, n, key, placement, winner, t_now, max_t):
+    """PR-16/PR-17 after a turn: (new history length, status)."""
+    if placement:
+        n = 0  # after a placement earlier positions cannot recur
+    if n < hist.shape[0]:
+        hist[n, b] = key
+        n += 1
+    if winner >= 0:
+        return n, 1 + winner  # a win stands even if PR-17 also ends the game
+    if not placement:
+        cnt = 0
+        for i in range(n):
+            cnt += hist[i, b] == key
+        if cnt >= 3:
+            return n, 3  # PR-17 third occurrence
+    if t_now >= max_t:
+        return n, 4  # PR-17 turn limit (checked after repetition)
+    return n, 0
+
+
+@njit(cache=True)
+def _apply_one(
+    tiles,
+    tsq,
+    pieces,
+    pat,
+    bb,
+    act,
+    player,
+    turn,
+    max_turns,
+    hist,
+    hist_len,
+    status,
+    rng,
+    b,
+    action,
+):
+    """Apply legal ``action`` to game ``b`` and finish the turn (PR-13, PR-16, PR-17)."""
+    p = np.int64(player[b])
+    tw, ts, pcs, pw, w, a, placement = _transition(
+        action, p, tiles[b], tsq[b], pieces[b], pat[b], bb[b], act[b]
+    )
     tiles[b] = tw
+    tsq[b] = ts
+    pieces[b] = pcs
+    pat[b] = pw
     bb[b] = w
     act[b] = a
     player[b] = 1 - p
     t_now = turn[b] + 1
     turn[b] = t_now
-    winner = _goal_winner(tw, pieces[b], w, a)  # PR-16, both players
-    key = _key(tiles, pieces, bb, act, player, b)
-    n = 0 if placement else hist_len[b]  # after a placement earlier positions cannot recur
-    if n < hist.shape[0]:
-        hist[n, b] = key
-        n += 1
+    winner = _goal_winner(tw, pcs, w, a)  # PR-16, both players
+    key = _key_w(tw, pcs, w, a, 1 - p)
+    n, st = _end_turn(hist, b, hist_len[b], key, placement, winner, t_now, max_turns[b])
     hist_len[b] = n
-    if winner >= 0:
-        status[b] = 1 + winner  # a win stands even if PR-17 also ends the game
-    elif not placement and _count_key(hist, b, n, key) >= 3:
-        status[b] = 3  # PR-17 third occurrence
-    elif t_now >= max_turns[b]:
-        status[b] = 4  # PR-17 turn limit (checked after repetition)
+    status[b] = st
 
 
 @njit(cache=True)
@@ -760,9 +812,25 @@ def _rewards_of(status, b, rewards):
 
 
 @njit(cache=True)
-def _observe_one(S, seats, out, b):
+def _observe_one(
+    tiles,
+    tsq,
+    pieces,
+    pat,
+    bb,
+    act,
+    player,
+    turn,
+    max_turns,
+    hist,
+    hist_len,
+    status,
+    rng,
+    seats,
+    out,
+    b,
+):
     """Planes of game ``b`` from ``seats[b]``'s point of view (see :func:`observe`)."""
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     me = np.int64(seats[b])
     o = out[b]
     tw = tiles[b]
@@ -820,37 +888,64 @@ PARALLEL_MIN_BATCH = 256
 
 @njit(cache=True)
 def _reset_ser(S):
-    for b in range(S[0].shape[0]):
-        _reset_game(S, b)
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    for b in range(tiles.shape[0]):
+        _reset_game(
+            tiles,
+            tsq,
+            pieces,
+            pat,
+            bb,
+            act,
+            player,
+            turn,
+            max_turns,
+            hist,
+            hist_len,
+            status,
+            rng,
+            b,
+        )
 
 
 @njit(cache=True, parallel=True)
 def _reset_par(S):
-    for b in prange(S[0].shape[0]):
-        _reset_game(S, b)
-
-
-@njit(cache=True)
-def _mask_one(S, out, b):
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, out[b])
+    for b in prange(tiles.shape[0]):
+        _reset_game(
+            tiles,
+            tsq,
+            pieces,
+            pat,
+            bb,
+            act,
+            player,
+            turn,
+            max_turns,
+            hist,
+            hist_len,
+            status,
+            rng,
+            b,
+        )
 
 
 @njit(cache=True)
 def _mask_ser(S, out):
-    for b in range(S[0].shape[0]):
-        _mask_one(S, out, b)
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    for b in range(tiles.shape[0]):
+        _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, out[b])
 
 
 @njit(cache=True, parallel=True)
 def _mask_par(S, out):
-    for b in prange(S[0].shape[0]):
-        _mask_one(S, out, b)
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    for b in prange(tiles.shape[0]):
+        _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, out[b])
 
 
 @njit(cache=True)
-def _random_one(S, out, b):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+def _random_one(tsq, pieces, bb, act, player, status, rng, out, b):
     if status[b] != 0:
         out[b] = -1
     else:
@@ -859,85 +954,300 @@ def _random_one(S, out, b):
 
 @njit(cache=True)
 def _random_ser(S, out):
-    for b in range(S[0].shape[0]):
-        _random_one(S, out, b)
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    for b in range(tiles.shape[0]):
+        _random_one(tsq, pieces, bb, act, player, status, rng, out, b)
 
 
 @njit(cache=True, parallel=True)
 def _random_par(S, out):
-    for b in prange(S[0].shape[0]):
-        _random_one(S, out, b)
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    for b in prange(tiles.shape[0]):
+        _random_one(tsq, pieces, bb, act, player, status, rng, out, b)
 
 
 @njit(cache=True)
-def _step_one(S, b, action, auto_reset, rewards, done):
-    status = S[11]
+def _step_one(
+    tiles,
+    tsq,
+    pieces,
+    pat,
+    bb,
+    act,
+    player,
+    turn,
+    max_turns,
+    hist,
+    hist_len,
+    status,
+    rng,
+    b,
+    action,
+    auto_reset,
+    rewards,
+    done,
+):
     rewards[b, 0] = 0.0
     rewards[b, 1] = 0.0
     if status[b] != 0:
         done[b] = True
         return
-    _apply_one(S, b, action)
+    _apply_one(
+        tiles,
+        tsq,
+        pieces,
+        pat,
+        bb,
+        act,
+        player,
+        turn,
+        max_turns,
+        hist,
+        hist_len,
+        status,
+        rng,
+        b,
+        action,
+    )
     if status[b] != 0:
         done[b] = True
         _rewards_of(status, b, rewards)
         if auto_reset:
-            _reset_game(S, b)
+            _reset_game(
+                tiles,
+                tsq,
+                pieces,
+                pat,
+                bb,
+                act,
+                player,
+                turn,
+                max_turns,
+                hist,
+                hist_len,
+                status,
+                rng,
+                b,
+            )
     else:
         done[b] = False
 
 
 @njit(cache=True)
 def _step_ser(S, actions, auto_reset, rewards, done):
-    for b in range(S[0].shape[0]):
-        _step_one(S, b, np.int64(actions[b]), auto_reset, rewards, done)
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    for b in range(tiles.shape[0]):
+        _step_one(
+            tiles,
+            tsq,
+            pieces,
+            pat,
+            bb,
+            act,
+            player,
+            turn,
+            max_turns,
+            hist,
+            hist_len,
+            status,
+            rng,
+            b,
+            np.int64(actions[b]),
+            auto_reset,
+            rewards,
+            done,
+        )
 
 
 @njit(cache=True, parallel=True)
 def _step_par(S, actions, auto_reset, rewards, done):
-    for b in prange(S[0].shape[0]):
-        _step_one(S, b, np.int64(actions[b]), auto_reset, rewards, done)
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    for b in prange(tiles.shape[0]):
+        _step_one(
+            tiles,
+            tsq,
+            pieces,
+            pat,
+            bb,
+            act,
+            player,
+            turn,
+            max_turns,
+            hist,
+            hist_len,
+            status,
+            rng,
+            b,
+            np.int64(actions[b]),
+            auto_reset,
+            rewards,
+            done,
+        )
 
 
 @njit(cache=True)
-def _selfplay_one(S, b, n_steps):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+def _selfplay_one(
+    tiles,
+    tsq,
+    pieces,
+    pat,
+    bb,
+    act,
+    player,
+    turn,
+    max_turns,
+    hist,
+    hist_len,
+    status,
+    rng,
+    b,
+    n_steps,
+):
+    """n_steps random legal actions of game ``b`` (auto-reset), its words kept in registers."""
+    tw = tiles[b]
+    ts = tsq[b]
+    pcs = pieces[b]
+    pw = pat[b]
+    w = bb[b]
+    a = act[b]
+    p = np.int64(player[b])
+    t = np.int64(turn[b])
+    mt = np.int64(max_turns[b])
+    n = np.int64(hist_len[b])
+    st = np.int64(status[b])
+    key = rng[b]
     finished = 0
     for _ in range(n_steps):
-        if status[b] != 0:
-            _reset_game(S, b)
-        _apply_one(S, b, _random_action(tsq, pieces, bb, act, player, rng, b))
-        if status[b] != 0:
+        if st != 0:  # auto-reset: PR-8 empty board, BLACK to move
+            tw = 0
+            ts = EMPTY_TSQ
+            pcs = EMPTY_PIECES
+            pw = 0
+            w = HAND_ALL
+            a = 0
+            p = 0
+            t = 0
+            st = 0
+            hist[0, b] = _key_w(tw, pcs, w, a, p)
+            n = 1
+        action, key = _sample(ts, pcs, w, a, p, key)
+        tw, ts, pcs, pw, w, a, placement = _transition(action, p, tw, ts, pcs, pw, w, a)
+        p = 1 - p
+        t += 1
+        winner = _goal_winner(tw, pcs, w, a)
+        n, st = _end_turn(hist, b, n, _key_w(tw, pcs, w, a, p), placement, winner, t, mt)
+        if st != 0:
             finished += 1
+    tiles[b] = tw
+    tsq[b] = ts
+    pieces[b] = pcs
+    pat[b] = pw
+    bb[b] = w
+    act[b] = a
+    player[b] = p
+    turn[b] = t
+    hist_len[b] = n
+    status[b] = st
+    rng[b] = key
     return finished
 
 
 @njit(cache=True)
 def _selfplay_ser(S, n_steps):
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     finished = 0
-    for b in range(S[0].shape[0]):
-        finished += _selfplay_one(S, b, n_steps)
+    for b in range(tiles.shape[0]):
+        finished += _selfplay_one(
+            tiles,
+            tsq,
+            pieces,
+            pat,
+            bb,
+            act,
+            player,
+            turn,
+            max_turns,
+            hist,
+            hist_len,
+            status,
+            rng,
+            b,
+            n_steps,
+        )
     return finished
 
 
 @njit(cache=True, parallel=True)
 def _selfplay_par(S, n_steps):
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     finished = 0
-    for b in prange(S[0].shape[0]):
-        finished += _selfplay_one(S, b, n_steps)
+    for b in prange(tiles.shape[0]):
+        finished += _selfplay_one(
+            tiles,
+            tsq,
+            pieces,
+            pat,
+            bb,
+            act,
+            player,
+            turn,
+            max_turns,
+            hist,
+            hist_len,
+            status,
+            rng,
+            b,
+            n_steps,
+        )
     return finished
 
 
 @njit(cache=True)
 def _observe_ser(S, seats, out):
-    for b in range(S[0].shape[0]):
-        _observe_one(S, seats, out, b)
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    for b in range(tiles.shape[0]):
+        _observe_one(
+            tiles,
+            tsq,
+            pieces,
+            pat,
+            bb,
+            act,
+            player,
+            turn,
+            max_turns,
+            hist,
+            hist_len,
+            status,
+            rng,
+            seats,
+            out,
+            b,
+        )
 
 
 @njit(cache=True, parallel=True)
 def _observe_par(S, seats, out):
-    for b in prange(S[0].shape[0]):
-        _observe_one(S, seats, out, b)
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    for b in prange(tiles.shape[0]):
+        _observe_one(
+            tiles,
+            tsq,
+            pieces,
+            pat,
+            bb,
+            act,
+            player,
+            turn,
+            max_turns,
+            hist,
+            hist_len,
+            status,
+            rng,
+            seats,
+            out,
+            b,
+        )
 
 
 def _par(st: KernelState, parallel: bool | None) -> bool:
@@ -1032,12 +1342,46 @@ def _env_refresh(S, mask, obs, seats):
     _fill_mask(tiles, tsq, pieces, bb, act, player, status, 0, mask[0])
     for seat in range(2):
         seats[0] = seat
-        _observe_one(S, seats, obs[seat : seat + 1], 0)
+        _observe_one(
+            tiles,
+            tsq,
+            pieces,
+            pat,
+            bb,
+            act,
+            player,
+            turn,
+            max_turns,
+            hist,
+            hist_len,
+            status,
+            rng,
+            seats,
+            obs[seat : seat + 1],
+            0,
+        )
 
 
 @njit(cache=True)
 def _env_step(S, action, mask, obs, seats):
-    _apply_one(S, 0, action)
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    _apply_one(
+        tiles,
+        tsq,
+        pieces,
+        pat,
+        bb,
+        act,
+        player,
+        turn,
+        max_turns,
+        hist,
+        hist_len,
+        status,
+        rng,
+        0,
+        action,
+    )
     _env_refresh(S, mask, obs, seats)
 
 
