@@ -499,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             progress=not args.no_progress,
         )
-    except (ValueError, IllegalActionError) as exc:
+    except (ValueError, IllegalActionError, FileNotFoundError) as exc:
         print(f"arena ladder: {exc}")
         return 2
     print_table(result)

@@ -183,6 +183,17 @@ def test_ladder_on_real_games_and_the_cli(tmp_path: Path, capsys) -> None:  # ty
         == 2
     )
     assert "unknown agent" in capsys.readouterr().out
+    missing = str(tmp_path / "no_such_run")
+    args = [
+        "proteus",
+        "--agents",
+        "random",
+        f"policy:{missing}",
+        "--db",
+        str(tmp_path / "y.sqlite"),
+    ]
+    assert ladder.main(args) == 2
+    assert "no trained model" in capsys.readouterr().out
 
 
 def test_moon_shot_ladder_through_the_game_flow(tmp_path: Path) -> None:
