@@ -7,7 +7,8 @@ on both sides; finished games restart at once):
 measure                         loop
 ==============================  =============================================================
 ``kernel self-play``            ours: the batch facade (``envs.<game>.batch``),
-                                ``random_actions`` + ``step(auto_reset=True)``, B games/call
+                                ``random_actions`` + ``step(auto_reset=True)``, B games/call;
+                                Moon Shot: batched physics + scoring + turn step, B shots/call
 ``AEC env()``                   ours: ``envs.<game>_v0.env()``, ``last``/``step`` per move
 ``peer pettingzoo env()``       PettingZoo classic ``tictactoe_v3`` / ``connect_four_v3``
                                 ``env()``, the same AEC loop as ours
@@ -138,6 +139,43 @@ def _facade_class(module: Any) -> Any:
     raise ImportError(f"{module.__name__} defines no batch facade class")
 
 
+class MoonShotSelfPlay:
+    """Moon Shot's turn game over its batched kernels, shaped like a BatchGame for the
+    harness: one shot per game per call (physics + scoring in one ``run_shots`` call, then
+    ``turn_step``), random actions in [-1, 1]^4, finished games restarted. This is exactly
+    the per-shot path of ``moon_shot_v0``, batched."""
+
+    def __init__(self, num_players: int = 2) -> None:
+        from envs.moon_shot.env import MoonShotConfig
+
+        self.config = MoonShotConfig(num_players=num_players)
+        self.num_players = num_players
+        self._rng = np.random.default_rng(0)
+
+    def init(self, batch_size: int, seed: int) -> Any:
+        from envs.moon_shot import game
+
+        return game.new_games(batch_size, self.num_players, game.derive_keys(seed, batch_size))
+
+    def random_actions(self, state: Any) -> np.ndarray:
+        return self._rng.uniform(-1.0, 1.0, (state.turn.shape[0], 4))
+
+    def step(self, state: Any, actions: np.ndarray, auto_reset: bool = False) -> None:
+        from envs.moon_shot import game
+        from envs.moon_shot.env import run_shots
+
+        shots = run_shots(actions, game.shot_seeds(state.key, state.turn), self.config)
+        sc = shots.score
+        game.turn_step(
+            state, sc.points, sc.crack, sc.colony, sc.landed, max_rounds=self.config.max_rounds
+        )
+        if auto_reset and state.done.any():
+            idx = np.flatnonzero(state.done)
+            fresh = game.new_games(len(idx), self.num_players, state.key[idx] + np.uint64(1))
+            for name, value in vars(fresh).items():
+                getattr(state, name)[idx] = value
+
+
 def _aec(module: str, **kwargs: Any) -> Callable[[], Any]:
     def make() -> Any:
         return importlib.import_module(module).env(**kwargs)
@@ -148,7 +186,7 @@ def _aec(module: str, **kwargs: Any) -> Callable[[], Any]:
 OUR_GAMES = (
     OurGame("proteus", "2p 3x3", _proteus_facade, _aec("envs.proteus_v0")),
     OurGame("virus_fight", "2p 5x5", _virus_fight_facade, _aec("envs.virus_fight_v0")),
-    OurGame("moon_shot", "2p", None, _aec("envs.moon_shot_v0")),
+    OurGame("moon_shot", "2p", MoonShotSelfPlay, _aec("envs.moon_shot_v0")),
 )
 
 

@@ -255,7 +255,7 @@ def build_config(args: argparse.Namespace, agents: list[str]) -> Any:
             num_cpus_per_env_runner=args.cpus_per_runner,
             rollout_fragment_length="auto",
         )
-        .learners(num_learners=args.learners)
+        .learners(num_learners=args.learners, num_gpus_per_learner=args.gpus_per_learner)
         .callbacks(make_callback_class(agents, args.win_threshold, args.keep_random))
         .multi_agent(
             policies={MAIN, RANDOM},
@@ -302,6 +302,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--envs-per-runner", type=int, default=1)
     p.add_argument("--cpus-per-runner", type=float, default=1.0)
     p.add_argument("--learners", type=int, default=0, help="remote learners (0: local)")
+    p.add_argument("--gpus-per-learner", type=float, default=0.0)
     p.add_argument("--train-batch", type=int, default=2000, help="env steps per iteration")
     p.add_argument("--minibatch", type=int, default=256)
     p.add_argument("--epochs", type=int, default=4)
