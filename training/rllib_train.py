@@ -195,16 +195,26 @@ def make_callback_class(agents: list[str], win_threshold: float, keep_random: bo
             self.snapshots: list[str] = []
 
         def on_episode_end(  # type: ignore[override]
-            self, *, episode: Any, metrics_logger: Any, **kwargs: Any
+            self,
+            *,
+            episode: Any,
+            metrics_logger: Any,
+            prev_episode_chunks: list[Any] | None = None,
+            **kwargs: Any,
         ) -> None:
-            rewards = episode.get_rewards()
-            for agent in agents:
-                if agent in rewards and episode.module_for(agent) == MAIN and len(rewards[agent]):
-                    final = float(np.sum(rewards[agent]))
-                    metrics_logger.log_value(
-                        "win_rate", float(final > 0), reduce="mean", window=100
-                    )
-                    metrics_logger.log_value("main_return", final, reduce="mean", window=100)
+            # main's seat comes from the episode id (see make_mapping_fn); its return is
+            # summed over every chunk of the episode (a seat eliminated early got its -1
+            # in an earlier chunk); rewards are terminal only, so return > 0 is a win
+            main_agent = agents[seeds_main(_episode_seed(episode), len(agents))]
+            total, seen = 0.0, False
+            for chunk in [*(prev_episode_chunks or []), episode]:
+                single = chunk.agent_episodes.get(main_agent)
+                if single is not None:
+                    total += float(single.get_return())
+                    seen = True
+            if seen:
+                metrics_logger.log_value("win_rate", float(total > 0), reduce="mean", window=100)
+                metrics_logger.log_value("main_return", total, reduce="mean", window=100)
 
         def on_train_result(  # type: ignore[override]
             self, *, algorithm: Any, result: dict[str, Any], **kwargs: Any
