@@ -768,7 +768,7 @@ def _first_of_game(g, bb, cells, marker, info, rng, seg, cfg):
     return 0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round):
     """Pass the turn on: next seat of the round, round ends (VF-13, VF-17), and the
     eliminations that need no decision (VF-14 JUMP without target)."""
@@ -806,7 +806,7 @@ def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round)
         return
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
     """Apply legal action a to game g; rewards of seats done in this step go to rew."""
     N = cfg[1]
