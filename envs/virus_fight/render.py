@@ -37,6 +37,11 @@ def ansi(game: VirusFightBatch, st: VFState, g: int = 0, viewer: int | None = No
     """Text picture: ranks top to bottom, ``W2`` instructions, ``*k`` marker of seat k."""
     n, P = game.board_size, game.num_players
     hidden = int(_hidden(game, st, g, viewer))
+    others = 0  # home segments of the other seats (shown as ? during the hidden setup)
+    if hidden:
+        for s in range(P):
+            if s != viewer:
+                others |= int(np.uint64(game.cfg[9 + s]))
     markers = {int(st.marker[g, s]): s for s in range(P) if st.marker[g, s] >= 0}
     lines = []
     for r in range(n):
@@ -44,8 +49,8 @@ def ansi(game: VirusFightBatch, st: VFState, g: int = 0, viewer: int | None = No
         for c in range(n):
             cell = r * n + c
             p = int(st.cells[g, cell])
-            if hidden >> cell & 1:
-                row += "  ?  " if p >= 0 or cell in markers else "  .  "
+            if hidden >> cell & 1:  # another seat's home segment: never reveal contents
+                row += "  ?  " if others >> cell & 1 else "  .  "
                 continue
             txt = piece_to_str(p) if p >= 0 else " ."
             mk = f"*{markers[cell]}" if cell in markers else "  "

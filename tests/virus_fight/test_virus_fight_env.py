@@ -399,3 +399,19 @@ def test_history_longer_than_rounds_started_is_rejected() -> None:
     f["hist"] = ",".join([rec] * (int(f["round"]) + 1))
     with pytest.raises(ValueError, match="rounds started"):
         e.reset(options={"position": " ".join(f"{k}={v}" for k, v in f.items())})
+
+
+def test_viewer_pictures_hide_other_programs_during_setup() -> None:
+    """VF-11 in the terminal: seat 1's ansi and rgb pictures do not depend on seat 0's program."""
+    from envs.virus_fight import render
+
+    pics = []
+    for prog in (["M1@b1", "*b1"], ["J3@c1", "E2@d1", "W1@e1", "*d1"]):
+        e = raw_env(num_players=3)
+        e.reset(seed=0)
+        for m in prog:
+            e.step(e.str_to_action(m))
+        st = e.state_arrays
+        pics.append((render.ansi(e.game, st, viewer=1), render.rgb(e.game, st, viewer=1)))
+    assert pics[0][0] == pics[1][0]
+    assert np.array_equal(pics[0][1], pics[1][1])
