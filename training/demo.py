@@ -34,6 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--game", default="proteus", choices=sorted(DEFAULTS), help="(proteus)")
     p.add_argument("--steps", type=int, default=None, help="training steps (per game default)")
+    p.add_argument(
+        "--minutes",
+        type=float,
+        default=2.0,
+        help="training stops after this many minutes even before --steps (2; 0: no limit)",
+    )
     p.add_argument("--out", default="runs/demo", help="output directory (runs/demo)")
     p.add_argument("--games-per-pair", type=int, default=None, help="ladder games per pair")
     p.add_argument(
@@ -79,18 +85,24 @@ def main(argv: list[str] | None = None) -> int:
     from training.train import TrainConfig, _clear_run, print_summary, set_threads, train
 
     train_dir = out / "train"
-    cfg = TrainConfig(game=args.game, steps=steps, seed=args.seed, out=str(train_dir))
+    if args.minutes < 0:
+        parser.error(f"--minutes must be >= 0, got {args.minutes}")
+    cfg = TrainConfig(
+        game=args.game, steps=steps, seed=args.seed, out=str(train_dir), time_limit=args.minutes
+    )
     if args.game == "moon_shot":
-        cfg.players, cfg.algo, cfg.net, cfg.n_envs, cfg.n_steps = 1, "ppo", "64,64", 16, 32
+        # the ladder plays 2-player Moon Shot: train against opponents in that game
+        cfg.players, cfg.algo, cfg.net, cfg.n_envs, cfg.n_steps = 2, "ppo", "64,64", 16, 32
         cfg.batch_size, cfg.n_epochs, cfg.ent_coef = 256, 10, 0.0
+        cfg.opponents, cfg.snapshot_every, cfg.checkpoint_every = "self:0.5,random:0.5", 5000, 10**9
     else:
         cfg.n_envs, cfg.n_steps, cfg.batch_size = 64, 64, 1024
         cfg.snapshot_every, cfg.checkpoint_every = 25_000, 10**9
-        cfg.opponents = "self:0.6,random:0.2" + (
-            ",heuristic:0.2" if _available(args.game, ["heuristic"]) else ""
-        )
+        # self-play and random only: the heuristic's search would eat the short budget
+        cfg.opponents = "self:0.7,random:0.3"
     _clear_run(train_dir)
-    print(f"arena demo: [1/2] training {args.game} for {steps:,} steps -> {train_dir}")
+    limit = f" (at most {args.minutes:g} min)" if args.minutes > 0 else ""
+    print(f"arena demo: [1/2] training {args.game} for {steps:,} steps{limit} -> {train_dir}")
     result = train(cfg, progress=not args.no_progress)
     print_summary(result, cfg)
     t_train = time.perf_counter() - t0
