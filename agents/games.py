@@ -16,7 +16,11 @@ def load_batch_game(game: str, players: int | None = None, **params: Any) -> Any
             and getattr(cls, "name", None) == game
             and callable(getattr(cls, "legal_mask", None))
         ):
-            if players is not None:
+            accepts = "num_players" in inspect.signature(cls).parameters
+            if players is not None and accepts:
                 params["num_players"] = players
+            fixed = getattr(cls, "num_players", players)
+            if players is not None and not accepts and players != fixed:
+                raise ValueError(f"{game} is played by {fixed} players, not {players}")
             return cls(**params)
     raise ValueError(f"envs.{game}.batch has no BatchGame facade class named {game!r}")

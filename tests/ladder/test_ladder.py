@@ -183,6 +183,8 @@ def test_ladder_on_real_games_and_the_cli(tmp_path: Path, capsys) -> None:  # ty
         == 2
     )
     assert "unknown agent" in capsys.readouterr().out
+    assert ladder.main(["proteus", "--players", "3", "--db", str(tmp_path / "z.sqlite")]) == 2
+    assert "2 players, not 3" in capsys.readouterr().out
     missing = str(tmp_path / "no_such_run")
     args = [
         "proteus",
