@@ -54,6 +54,10 @@ OS_CPP = "peer openspiel C++ loop"
 OS_PY = "peer openspiel python loop"
 PGX = "peer pgx jit(vmap(step))"
 
+#: our games left out of the ratio table: a physics game has no like-for-like board-game
+#: peer (its peer is pymunk, in ``benchmarks/moon_shot.py``)
+NO_RATIOS = ("moon_shot",)
+
 #: (peer measure, our measure it is compared with) for the ratio table.
 COMPARISONS = ((PGX, KERNEL), (OS_CPP, KERNEL), (OS_PY, AEC), (PZ, AEC))
 
@@ -415,7 +419,7 @@ def ratios(rows: list[Row]) -> list[Row]:
     for ours in rows:
         if ours["rate"] is None or not any(ours["measure"] == m for _, m in COMPARISONS):
             continue
-        if ours["game"] in {p[0] for p in PEER_GAMES}:
+        if ours["game"] in {p[0] for p in PEER_GAMES} or ours["game"] in NO_RATIOS:
             continue
         entry: Row = {
             "game": ours["game"],
