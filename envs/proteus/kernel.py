@@ -56,7 +56,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -1251,8 +1250,10 @@ def _observe_par(S, seats, out):
 
 
 def _par(st: KernelState, parallel: bool | None) -> bool:
+    # (the prange loops are also the faster code with a single thread: Numba compiles
+    # their bodies as one function, the serial loops call the per-game body)
     if parallel is None:
-        return st.batch_size >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1
+        return st.batch_size >= PARALLEL_MIN_BATCH
     return parallel
 
 
