@@ -21,7 +21,7 @@ from typing import Any
 
 DEFAULTS = {
     # game: (training steps, ladder entrants besides the policy, games per pair)
-    "proteus": (150_000, ["random", "heuristic", "mcts:16"], 24),
+    "proteus": (300_000, ["random", "heuristic", "mcts:16"], 24),
     "virus_fight": (100_000, ["random", "heuristic", "mcts:16"], 24),
     "moon_shot": (20_000, ["random", "aim"], 24),
 }
@@ -37,8 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--minutes",
         type=float,
-        default=2.0,
-        help="training stops after this many minutes even before --steps (2; 0: no limit)",
+        default=2.5,
+        help="training stops after this many minutes even before --steps (2.5; 0: no limit)",
     )
     p.add_argument("--out", default="runs/demo", help="output directory (runs/demo)")
     p.add_argument("--games-per-pair", type=int, default=None, help="ladder games per pair")
@@ -126,9 +126,17 @@ def main(argv: list[str] | None = None) -> int:
         f"(seat-swapped) -> {db}"
     )
     set_threads(1)
+    runner = None
+    if args.game != "moon_shot":
+        from training.games import make_batch_game
+        from training.ladder import TurnBasedRunner
+
+        # the ladder's own runner, over the layout-safe facade proxy (training.games)
+        runner = TurnBasedRunner(make_batch_game(args.game, 2), config="players=2")
     ladder = run_ladder(
         args.game,
         factories,
+        runner=runner,
         games_per_pair=gpp,
         db=db,
         out=out / "plots",
