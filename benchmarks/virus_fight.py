@@ -14,8 +14,9 @@ measure                        loop
 ``peer tictactoe_v3 env()``    PettingZoo classic tictactoe_v3 ``env()``, same loop (batch 1)
 =============================  ==================================================================
 
-With ``threads=1`` the facade runs the serial kernels; with more it runs the ``prange``
-kernels for batches of 4096 and up. ``compile_s`` is the first call's time (Numba compiles, or loads its on-disk cache); it is
+With ``threads=1`` the facade runs the serial kernels; with more, ``selfplay`` runs the
+``prange`` kernel from 4096 games and the one-step calls from 131072 games
+(``envs.virus_fight.batch.PARALLEL_MIN_BATCH`` / ``STEP_PARALLEL_MIN_BATCH``). ``compile_s`` is the first call's time (Numba compiles, or loads its on-disk cache); it is
 never inside a rate. ``cpu_rate`` is the same rate computed from process CPU time instead
 of wall time: on a machine shared with other jobs it shows what the kernel does when it has
 the cores to itself.

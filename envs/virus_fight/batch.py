@@ -16,13 +16,20 @@ import numpy as np
 from envs.virus_fight import kernel as K
 
 DEFAULT_BOARD = {2: 5, 3: 6, 4: 7}  # VF-4
-#: batches at least this large use the multi-threaded kernels (prange); smaller ones the
-#: serial twins, for which a thread-pool launch would cost more than the work
+#: ``selfplay`` (many steps per call) uses the multi-threaded kernel (prange) for batches
+#: at least this large, the serial twin below it
 PARALLEL_MIN_BATCH = 4096
+#: the one-step calls (step, random_actions, legal_mask, observe, init) go multi-threaded
+#: only from this size: each call is a few milliseconds of work, and on a shared 2-core
+#: machine the thread-pool launch and barrier cost more than they save (measured: serial
+#: 1.0-1.5 M steps/s against 0.5 M for prange at batch 16384 under load). Lower it on a
+#: machine with idle cores.
+STEP_PARALLEL_MIN_BATCH = 1 << 17
 
 
-def _pick(batch: int, parallel: Any, serial: Any) -> Any:
-    if batch < PARALLEL_MIN_BATCH or numba.get_num_threads() == 1:
+def _pick(batch: int, parallel: Any, serial: Any, fused: bool = False) -> Any:
+    threshold = PARALLEL_MIN_BATCH if fused else STEP_PARALLEL_MIN_BATCH
+    if batch < threshold or numba.get_num_threads() == 1:
         return serial
     return parallel
 
@@ -177,7 +184,7 @@ class VirusFightBatch:
         kernel call. Returns (B, 2) float64 [games finished, seat-0 reward sum]."""
         rew = np.zeros((state.batch_size, self.num_players), np.float32)
         stats = np.zeros((state.batch_size, 2), np.float64)
-        _pick(state.batch_size, K.selfplay, K.selfplay_serial)(
+        _pick(state.batch_size, K.selfplay, K.selfplay_serial, fused=True)(
             state.bb,
             state.cells,
             state.marker,
