@@ -56,6 +56,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -878,11 +879,12 @@ def _observe_one(
 # ----------------------------------------------------------------------------- batch API
 #
 # Every batch operation has a serial and a prange (parallel=True) loop over the same
-# per-game body; the Python wrappers below pick the parallel one for large batches only
-# (waking threads costs far more than a small batch's work). Results never depend on the
+# per-game body; :func:`_run` picks one by batch size (waking threads costs more than a
+# small batch's work, and far more when the cores are busy). Results never depend on the
 # choice: each game only touches its own rows and its own RNG key.
 
-PARALLEL_MIN_BATCH = 256
+PARALLEL_MIN_BATCH = 4096
+SINGLE_THREAD_MIN_BATCH = 64
 
 
 @njit(cache=True)
@@ -1249,17 +1251,33 @@ def _observe_par(S, seats, out):
         )
 
 
-def _par(st: KernelState, parallel: bool | None) -> bool:
-    # (the prange loops are also the faster code with a single thread: Numba compiles
-    # their bodies as one function, the serial loops call the per-game body)
+def _run(par_fn, ser_fn, st: KernelState, parallel: bool | None, *args):
+    """Call the prange or the serial loop of an operation.
+
+    ``parallel=None`` (default): batches >= ``PARALLEL_MIN_BATCH`` use the prange loop with
+    all of Numba's threads; batches >= ``SINGLE_THREAD_MIN_BATCH`` the prange loop on one
+    thread (it is the faster code even then: Numba compiles its body as one function, the
+    serial loop calls the per-game body; and one thread never waits for a busy core);
+    smaller ones the serial loop. ``True`` / ``False`` force prange (all threads) / serial.
+    """
     if parallel is None:
-        return st.batch_size >= PARALLEL_MIN_BATCH
-    return parallel
+        b = st.batch_size
+        if b >= PARALLEL_MIN_BATCH:
+            return par_fn(st.arrays(), *args)
+        if b >= SINGLE_THREAD_MIN_BATCH:
+            old = numba.get_num_threads()
+            numba.set_num_threads(1)
+            try:
+                return par_fn(st.arrays(), *args)
+            finally:
+                numba.set_num_threads(old)
+        return ser_fn(st.arrays(), *args)
+    return (par_fn if parallel else ser_fn)(st.arrays(), *args)
 
 
 def reset_all(st: KernelState, parallel: bool | None = None) -> None:
     """Start every game of the batch anew (PR-8; the RNG keys and max_turns are kept)."""
-    (_reset_par if _par(st, parallel) else _reset_ser)(st.arrays())
+    _run(_reset_par, _reset_ser, st, parallel)
 
 
 def legal_mask(
@@ -1268,7 +1286,7 @@ def legal_mask(
     """(B, NUM_ACTIONS) bool legal actions of the player to move (all False once over)."""
     if out is None:
         out = np.zeros((st.batch_size, NUM_ACTIONS), dtype=np.bool_)
-    (_mask_par if _par(st, parallel) else _mask_ser)(st.arrays(), out)
+    _run(_mask_par, _mask_ser, st, parallel, out)
     return out
 
 
@@ -1278,7 +1296,7 @@ def random_actions(
     """(B,) uniformly random legal actions from each game's own key (-1 where over)."""
     if out is None:
         out = np.zeros(st.batch_size, dtype=np.int64)
-    (_random_par if _par(st, parallel) else _random_ser)(st.arrays(), out)
+    _run(_random_par, _random_ser, st, parallel, out)
     return out
 
 
@@ -1301,8 +1319,8 @@ def step(
         rewards = np.zeros((b, 2), dtype=np.float32)
     if done is None:
         done = np.zeros(b, dtype=np.bool_)
-    fn = _step_par if _par(st, parallel) else _step_ser
-    fn(st.arrays(), np.asarray(actions, dtype=np.int64), bool(auto_reset), rewards, done)
+    acts = np.asarray(actions, dtype=np.int64)
+    _run(_step_par, _step_ser, st, parallel, acts, bool(auto_reset), rewards, done)
     return rewards, done
 
 
@@ -1311,8 +1329,7 @@ def random_step(st: KernelState, n_steps: int = 1, parallel: bool | None = None)
 
     Returns the number of games that finished (for benchmarks and rollouts).
     """
-    fn = _selfplay_par if _par(st, parallel) else _selfplay_ser
-    return int(fn(st.arrays(), int(n_steps)))
+    return int(_run(_selfplay_par, _selfplay_ser, st, parallel, int(n_steps)))
 
 
 def observe(
@@ -1328,8 +1345,7 @@ def observe(
     """
     if out is None:
         out = np.zeros((st.batch_size, 3, 3, N_PLANES), dtype=np.float32)
-    fn = _observe_par if _par(st, parallel) else _observe_ser
-    fn(st.arrays(), np.asarray(seats, dtype=np.int64), out)
+    _run(_observe_par, _observe_ser, st, parallel, np.asarray(seats, dtype=np.int64), out)
     return out
 
 
