@@ -21,11 +21,13 @@ from envs.moon_shot.params import (
     I_TUBE_INNER,
     I_TUBE_LENGTH,
     I_TUBE_WALL,
+    LAYOUT,
     PIECE_STRIDE,
     PK_B,
     PK_D,
     PK_S,
     PhysicsParams,
+    drop_stale_caches,
 )
 
 # --------------------------------------------------------------------------- njit core
@@ -344,3 +346,11 @@ def in_tube(
         for k in range(3):
             over[i, k], full[i, k] = nb_in_tube(P, np.ascontiguousarray(polys[i, k]), dist[i])
     return over, full
+
+
+@njit(cache=True)
+def _layout_probe() -> tuple[int, int, int, int, int, int, int]:
+    return LAYOUT
+
+
+drop_stale_caches(globals(), _layout_probe)

@@ -152,6 +152,8 @@ class PhysicsParams:
             # bounding radius about the centre of mass (apex at 2s/3, base corners at s/3)
             out[base + PK_R] = max(2.0 * s / 3.0, math.hypot(s / 3.0, b / 2.0))
             out[base + PK_ZBASE] = self.z_bases()[k]
+            out[base + PK_SQRTM] = math.sqrt(m[k])
+            out[base + PK_SQRTI] = math.sqrt(inertia)
         return out
 
 
@@ -200,8 +202,26 @@ I_BOUNCE_THRESHOLD = _FIELD_INDEX["bounce_threshold"]
 
 # Derived per-piece block: I_PIECE0 + piece * PIECE_STRIDE + PK_*.
 I_PIECE0 = len(_FIELD_NAMES)
-PK_B, PK_H, PK_S, PK_D, PK_M, PK_I, PK_RHO, PK_R, PK_ZBASE = range(9)
-PIECE_STRIDE = 9
+PK_B, PK_H, PK_S, PK_D, PK_M, PK_I, PK_RHO, PK_R, PK_ZBASE, PK_SQRTM, PK_SQRTI = range(11)
+PIECE_STRIDE = 11
 N_PARAMS = I_PIECE0 + 3 * PIECE_STRIDE
 
+LAYOUT = (len(_FIELD_NAMES), I_PIECE0, PIECE_STRIDE, N_PARAMS, PK_S, PK_ZBASE, PK_SQRTI)
 DEFAULT_PARAMS = PhysicsParams()
+
+
+def drop_stale_caches(module_globals: dict, probe: object) -> None:
+    """Numba's on-disk cache of a module is keyed on that module's own source only; if the
+    packed layout above changed since it was written, its kernels still use the old indices.
+    ``probe`` is an njit function of the module returning LAYOUT as compiled; on a mismatch
+    every dispatcher of the module forgets its cache and recompiles on first use."""
+    from numba.core.registry import CPUDispatcher
+
+    if tuple(probe()) == LAYOUT:  # type: ignore[operator]
+        return
+    for obj in list(module_globals.values()):
+        if isinstance(obj, CPUDispatcher):
+            cache = getattr(obj, "_cache", None)
+            if cache is not None:
+                cache.flush()
+            obj.overloads.clear()

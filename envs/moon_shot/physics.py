@@ -75,6 +75,7 @@ from envs.moon_shot.params import (
     I_Z_BASE_SMALL,
     I_Z_MAX,
     I_Z_MIN,
+    LAYOUT,
     PIECE_STRIDE,
     PK_B,
     PK_I,
@@ -82,8 +83,11 @@ from envs.moon_shot.params import (
     PK_R,
     PK_RHO,
     PK_S,
+    PK_SQRTI,
+    PK_SQRTM,
     PK_ZBASE,
     PhysicsParams,
+    drop_stale_caches,
 )
 
 # State layout of one piece: x, y, heading, vx, vy, omega.
@@ -318,7 +322,7 @@ def friction_table(params: PhysicsParams = DEFAULT_PARAMS) -> np.ndarray:
     return tab
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _wrench(
     tab: np.ndarray, k: int, ux: float, uy: float, uw: float, phi: float
 ) -> tuple[float, float, float]:
@@ -368,7 +372,7 @@ def _wrench(
     return fpar * ex - fper * ey, fpar * ey + fper * ex, tq
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _friction_move(P: np.ndarray, tab: np.ndarray, st: np.ndarray, k: int, h: float) -> None:
     """Advance piece k (state row st) by h under table friction only (MS-8).
 
@@ -379,8 +383,8 @@ def _friction_move(P: np.ndarray, tab: np.ndarray, st: np.ndarray, k: int, h: fl
     instant); friction never reverses the motion.
     """
     base = I_PIECE0 + k * PIECE_STRIDE
-    sm = math.sqrt(P[base + PK_M])
-    si = math.sqrt(P[base + PK_I])
+    sm = P[base + PK_SQRTM]
+    si = P[base + PK_SQRTI]
     vx = st[SVX]
     vy = st[SVY]
     om = st[SOM]
@@ -417,17 +421,22 @@ def _friction_move(P: np.ndarray, tab: np.ndarray, st: np.ndarray, k: int, h: fl
         return
     p1 = pn - rate * h
     x = rate * h / pn
-    dtau = x * (1.0 + x * (0.5 + x / 3.0)) if x < 1e-3 else -math.log1p(-x)
+    if x < 0.05:  # -log(1 - x) by its series, truncation error < x^8 / 8 < 5e-12
+        dtau = x * (
+            1.0 + x * (0.5 + x * (1.0 / 3.0 + x * (0.25 + x * (0.2 + x * (1.0 / 6.0 + x / 7.0)))))
+        )
+    else:
+        dtau = -math.log1p(-x)
     qx = gx - g_dot * ux
     qy = gy - g_dot * uy
     qw = gt - g_dot * uw
-    spd = dtau * math.sqrt(qx * qx + qy * qy + qw * qw) / rr
-    if spd < 0.05:
+    q2 = qx * qx + qy * qy + qw * qw
+    if dtau * dtau * q2 < (0.05 * rr) * (0.05 * rr):
         ux += dtau * qx / rr
         uy += dtau * qy / rr
         uw += dtau * qw / rr
     else:
-        nsub = min(64, int(math.ceil(spd / 0.05)))
+        nsub = min(64, int(math.ceil(dtau * math.sqrt(q2) / rr / 0.05)))
         hs = dtau / nsub
         for i in range(nsub):
             ux += hs * qx / rr
@@ -558,7 +567,7 @@ def _apply_contact(
         st[ib, SY] += ny * corr * imb / tot
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _circle_rect_gap(x: float, y: float, r: float, rect: np.ndarray) -> float:
     """Distance from a circle to an axis-aligned rectangle (negative inside: a lower bound)."""
     x0 = rect[0, 0]
@@ -570,18 +579,29 @@ def _circle_rect_gap(x: float, y: float, r: float, rect: np.ndarray) -> float:
     return math.sqrt(dx * dx + dy * dy) - r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pair_index(i: int, j: int) -> int:
     return i + j - 1  # (0,1)->0, (0,2)->1, (1,2)->2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refresh_poly(
     P: np.ndarray, st: np.ndarray, polys: np.ndarray, valid: np.ndarray, k: int
 ) -> None:
     if not valid[k]:
         nb_world_pentagon(P, k, st[k, SX], st[k, SY], st[k, SPHI], polys[k])
         valid[k] = True
+
+
+@njit(cache=True)
+def _forget(gl: np.ndarray, ign_next: np.ndarray, k: int) -> None:
+    """Drop the cached gap bounds and overlap-check schedules involving piece k (its motion
+    changed in a contact)."""
+    for j in range(3):
+        if j != k:
+            gl[_pair_index(min(j, k), max(j, k))] = -1e300
+            ign_next[_pair_index(min(j, k), max(j, k))] = 0.0
+        gl[3 + 3 * k + j] = -1e300
 
 
 @njit(cache=True)
@@ -594,9 +614,12 @@ def _resolve_contacts(
     polys: np.ndarray,
     valid: np.ndarray,
     cand: np.ndarray,
+    gl: np.ndarray,
+    ign_next: np.ndarray,
 ) -> None:
     """Detect overlaps of the candidate contacts after a substep and resolve them with
-    impulses (a few passes)."""
+    impulses (a few passes); forget the cached gaps and launch-overlap check schedules of
+    every piece involved."""
     for _it in range(4):
         hit = False
         for i in range(3):
@@ -619,6 +642,8 @@ def _resolve_contacts(
                     _apply_contact(P, st, i, j, nx, ny, cx, cy, depth, P[I_E_PIECE])
                     valid[i] = False
                     valid[j] = False
+                    _forget(gl, ign_next, i)
+                    _forget(gl, ign_next, j)
                     hit = True
             for w in range(3):
                 if not cand[3 + 3 * i + w]:
@@ -631,12 +656,13 @@ def _resolve_contacts(
                     nx, ny, cx, cy, depth = nb_manifold(walls[w], polys[i], edge, ref)
                     _apply_contact(P, st, -1, i, nx, ny, cx, cy, depth, P[I_E_TUBE])
                     valid[i] = False
+                    _forget(gl, ign_next, i)
                     hit = True
         if not hit:
             break
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _speed_bound(P: np.ndarray, st: np.ndarray, k: int, dt: float) -> float:
     """Upper bound on the speed of any point of piece k over the next dt (0 at rest)."""
     vx = st[k, SVX]
@@ -651,7 +677,7 @@ def _speed_bound(P: np.ndarray, st: np.ndarray, k: int, dt: float) -> float:
     return math.sqrt(vx * vx + vy * vy) + abs(om) * r + margin
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pair_bound(P: np.ndarray, st: np.ndarray, i: int, j: int, dt: float) -> float:
     """Upper bound on the relative speed of any point of piece j w.r.t. any point of piece i
     over the next dt: |v_j - v_i| + |w_i| R_i + |w_j| R_j + friction margins (0 if both rest)."""
@@ -672,7 +698,7 @@ def _pair_bound(P: np.ndarray, st: np.ndarray, i: int, j: int, dt: float) -> flo
     return out + math.sqrt(dvx * dvx + dvy * dvy)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _aabb_rect_gap(poly: np.ndarray, rect: np.ndarray) -> float:
     """Separation of a polygon's bounding box from an axis-aligned rectangle along x or y
     (a lower bound on their distance; negative when the boxes overlap)."""
@@ -688,7 +714,7 @@ def _aabb_rect_gap(poly: np.ndarray, rect: np.ndarray) -> float:
     return max(rect[0, 0] - mxx, mnx - rect[2, 0], rect[0, 1] - mxy, mny - rect[2, 1])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose_h(
     P: np.ndarray,
     st: np.ndarray,
@@ -700,60 +726,80 @@ def _choose_h(
     hmax: float,
     dt: float,
     cand: np.ndarray,
+    gl: np.ndarray,
+    gs: np.ndarray,
 ) -> tuple[float, bool]:
     """Conservative advancement: the largest substep (<= hmax) in which no point of a piece
-    can move more than its gap to any obstacle, or at least max_substep_travel. Marks in
-    ``cand`` (3 pairs, then 3 walls per piece) the contacts possible within hmax, and says
-    whether there is any (else contacts need no check)."""
+    can move more than its gap to any obstacle, or at least max_substep_travel.
+
+    Slots: 3 piece pairs, then 3 walls per piece. ``gl[c]`` is a known lower bound on the
+    slot's distance (-inf when unknown), ``gs[c]`` receives the slot's relative speed bound
+    so the caller can age ``gl`` by gs*h; exact distances (SAT) are only computed when the
+    cached bound no longer excludes contact. Marks in ``cand`` the contacts possible within
+    hmax and says whether there is any (else contacts need no check).
+    """
     delta = P[I_SUBSTEP_TRAVEL]
     h = hmax
     near = False
     for c in range(12):
         cand[c] = False
+        gs[c] = 0.0
     for i in range(3):
         if not active[i]:
+            for c in range(3):
+                gl[3 + 3 * i + c] = -1e300
             continue
         ri = P[I_PIECE0 + i * PIECE_STRIDE + PK_R]
         for j in range(i + 1, 3):
-            if not active[j] or ignore[_pair_index(i, j)]:
+            c = _pair_index(i, j)
+            if not active[j] or ignore[c]:
+                gl[c] = -1e300
                 continue
             sp = _pair_bound(P, st, i, j, dt)
             if sp == 0.0:
+                continue  # both at rest: the cached bound stays valid
+            gs[c] = sp
+            lim = sp * hmax
+            if gl[c] >= lim:
                 continue
             rj = P[I_PIECE0 + j * PIECE_STRIDE + PK_R]
             dx = st[j, SX] - st[i, SX]
             dy = st[j, SY] - st[i, SY]
-            reach = ri + rj + sp * hmax
-            if dx * dx + dy * dy >= reach * reach:
-                continue
-            _refresh_poly(P, st, polys, valid, i)
-            _refresh_poly(P, st, polys, valid, j)
-            sep, _, _ = nb_sat(polys[i], polys[j])
-            gap = max(math.sqrt(dx * dx + dy * dy) - ri - rj, sep)
-            if gap >= sp * hmax:
+            gap = math.sqrt(dx * dx + dy * dy) - ri - rj
+            if gap < lim:
+                _refresh_poly(P, st, polys, valid, i)
+                _refresh_poly(P, st, polys, valid, j)
+                sep, _, _ = nb_sat(polys[i], polys[j])
+                gap = max(gap, sep)
+            gl[c] = gap
+            if gap >= lim:
                 continue
             near = True
-            cand[_pair_index(i, j)] = True
+            cand[c] = True
             hp = max(gap, delta) / sp
             if hp < h:
                 h = hp
         sb = _speed_bound(P, st, i, dt)
         if sb == 0.0:
             continue
+        lim = sb * hmax
         for w in range(3):
+            c = 3 + 3 * i + w
+            gs[c] = sb
+            if gl[c] >= lim:
+                continue
             gap = _circle_rect_gap(st[i, SX], st[i, SY], ri, walls[w])
-            if gap >= sb * hmax:
-                continue
-            _refresh_poly(P, st, polys, valid, i)
-            gap = max(gap, _aabb_rect_gap(polys[i], walls[w]))
-            if gap >= sb * hmax:
-                continue
-            sep, _, _ = nb_sat(walls[w], polys[i])
-            gap = max(gap, sep)
-            if gap >= sb * hmax:
+            if gap < lim:
+                _refresh_poly(P, st, polys, valid, i)
+                gap = max(gap, _aabb_rect_gap(polys[i], walls[w]))
+                if gap < lim:
+                    sep, _, _ = nb_sat(walls[w], polys[i])
+                    gap = max(gap, sep)
+            gl[c] = gap
+            if gap >= lim:
                 continue
             near = True
-            cand[3 + 3 * i + w] = True
+            cand[c] = True
             hp = max(gap, delta) / sb
             if hp < h:
                 h = hp
@@ -768,8 +814,17 @@ def _update_ignore(
     ignore: np.ndarray,
     polys: np.ndarray,
     valid: np.ndarray,
+    tnow: float,
+    ign_next: np.ndarray,
 ) -> None:
-    """MS-7: pieces overlapping at launch ignore each other until their footprints separate."""
+    """MS-7: pieces overlapping at launch ignore each other until their footprints separate.
+
+    A pair overlapping by depth D (SAT) cannot separate before D has been covered by the
+    rate at which any SAT term can change, |v_i - v_j| + (|w_i| + |w_j|) L with
+    L = 3 (R_i + R_j), a rate that friction can raise by at most
+    mu g (2 + L (R_i / rho_i^2 + R_j / rho_j^2)) per second; the next exact check is
+    scheduled at that earliest time (contacts with third bodies reset the schedule).
+    """
     for i in range(3):
         for j in range(i + 1, 3):
             pi = _pair_index(i, j)
@@ -777,6 +832,8 @@ def _update_ignore(
                 continue
             if not (active[i] and active[j]):
                 ignore[pi] = False
+                continue
+            if tnow < ign_next[pi]:
                 continue
             if (
                 st[i, SVX] == 0.0
@@ -787,8 +844,10 @@ def _update_ignore(
                 and st[j, SOM] == 0.0
             ):
                 continue  # both at rest: nothing changes
-            ri = P[I_PIECE0 + i * PIECE_STRIDE + PK_R]
-            rj = P[I_PIECE0 + j * PIECE_STRIDE + PK_R]
+            bi = I_PIECE0 + i * PIECE_STRIDE
+            bj = I_PIECE0 + j * PIECE_STRIDE
+            ri = P[bi + PK_R]
+            rj = P[bj + PK_R]
             dx = st[j, SX] - st[i, SX]
             dy = st[j, SY] - st[i, SY]
             if dx * dx + dy * dy >= (ri + rj) * (ri + rj):
@@ -799,6 +858,22 @@ def _update_ignore(
             sep, _, _ = nb_sat(polys[i], polys[j])
             if sep > 0.0:
                 ignore[pi] = False
+                continue
+            lev = 3.0 * (ri + rj)
+            dvx = st[j, SVX] - st[i, SVX]
+            dvy = st[j, SVY] - st[i, SVY]
+            b0 = math.sqrt(dvx * dvx + dvy * dvy) + (abs(st[i, SOM]) + abs(st[j, SOM])) * lev
+            rhoi = P[bi + PK_RHO]
+            rhoj = P[bj + PK_RHO]
+            mr = P[I_MU] * P[I_G] * (2.0 + lev * (ri / (rhoi * rhoi) + rj / (rhoj * rhoj)))
+            depth = -sep
+            if mr > 0.0:
+                wait = (math.sqrt(b0 * b0 + 2.0 * mr * depth) - b0) / mr
+            elif b0 > 0.0:
+                wait = depth / b0
+            else:
+                wait = 0.0
+            ign_next[pi] = tnow + wait
 
 
 @njit(cache=True)
@@ -825,7 +900,7 @@ def _record(st: np.ndarray, rec: np.ndarray, f: int) -> None:
         rec[f, k, 2] = st[k, SPHI]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _all_far(
     P: np.ndarray,
     st: np.ndarray,
@@ -894,6 +969,9 @@ def run_shot(
     polys = np.empty((3, 5, 2))
     valid = np.zeros(3, dtype=np.bool_)
     cand = np.zeros(12, dtype=np.bool_)
+    gl = np.full(12, -1e300)
+    gs = np.zeros(12)
+    ign_next = np.zeros(3)
     nrec = rec.shape[0]
     if nrec > 0:
         _record(st, rec, 0)
@@ -917,7 +995,9 @@ def run_shot(
                     substeps += 1
             if ignore[0] or ignore[1] or ignore[2]:
                 valid[:] = False
-                _update_ignore(P, st, active, ignore, polys, valid)
+                _update_ignore(P, st, active, ignore, polys, valid, (step + 1) * dt, ign_next)
+            for c in range(12):
+                gl[c] = -1e300
             step += 1
             if nrec > 0 and step % rec_every == 0:
                 f = step // rec_every
@@ -927,7 +1007,9 @@ def run_shot(
         t_in = 0.0
         while t_in < dt:
             valid[:] = False
-            h, near = _choose_h(P, st, active, ignore, walls, polys, valid, dt - t_in, dt, cand)
+            h, near = _choose_h(
+                P, st, active, ignore, walls, polys, valid, dt - t_in, dt, cand, gl, gs
+            )
             if dt - t_in - h < 1e-12 * dt:
                 h = dt - t_in
             anymove = False
@@ -936,11 +1018,14 @@ def run_shot(
                     _friction_move(P, tab, st[k], k, h)
                     substeps += 1
                     anymove = True
+            for c in range(12):
+                gl[c] -= gs[c] * h
             valid[:] = False
             if ignore[0] or ignore[1] or ignore[2]:
-                _update_ignore(P, st, active, ignore, polys, valid)
+                tnow = step * dt + t_in + h
+                _update_ignore(P, st, active, ignore, polys, valid, tnow, ign_next)
             if near:
-                _resolve_contacts(P, st, active, ignore, walls, polys, valid, cand)
+                _resolve_contacts(P, st, active, ignore, walls, polys, valid, cand, gl, ign_next)
             t_in += h
             if not anymove:
                 break
@@ -1310,3 +1395,11 @@ def seed_normals(seed: int) -> np.ndarray:
     out = np.zeros(N_NORMALS)
     shot_normals(np.uint64(seed), out)
     return out
+
+
+@njit(cache=True)
+def _layout_probe() -> tuple[int, int, int, int, int, int, int]:
+    return LAYOUT
+
+
+drop_stale_caches(globals(), _layout_probe)
