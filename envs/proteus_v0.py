@@ -84,7 +84,7 @@ as hexadecimal packed positions (last = current; omitted = just the current posi
 position::
 
     env.reset(options={"position": "Mo+:bo,Ts,Gt/Ms:ws,Tt+:bt,Go+:wo/Mt:wt,To:bs,Gs b 40/200"})
-    env.legal_moves()  # ['b1<>a3', ..., 'a3-b3', 'b2-b3', ...]
+    env.legal_moves()  # ['a3-b3', 'b2-b3', 'b2-c3', 'b2-c1', 'b1-c1', 'c2<>a3', ...]
 
 Arguments
 ---------

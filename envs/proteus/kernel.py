@@ -1405,10 +1405,3 @@ def _env_step(S, action, mask, obs, seats):
 def env_refresh(st: KernelState, mask: np.ndarray, obs: np.ndarray, seats: np.ndarray) -> None:
     """Batch-of-one helper for the AEC env: mask (1, 226) bool and obs (2, 3, 3, 35)."""
     _env_refresh(st.arrays(), mask, obs, seats)
-
-
-def env_step(
-    st: KernelState, action: int, mask: np.ndarray, obs: np.ndarray, seats: np.ndarray
-) -> None:
-    """Batch-of-one helper for the AEC env: apply a legal action, then :func:`env_refresh`."""
-    _env_step(st.arrays(), int(action), mask, obs, seats)
