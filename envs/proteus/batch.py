@@ -102,6 +102,6 @@ def text_of(state: K.KernelState, index: int = 0) -> str:
         int(state.player[b]),
         int(state.turn[b]),
         int(state.max_turns[b]),
-        [int(k) for k in state.hist[:n, b]],
+        [int(k) for k in state.hist[b, :n]],
         int(state.status[b]),
     )

@@ -21,9 +21,8 @@ array           dtype         per game
 ``player``      int8          seat to move (0 black, 1 white)
 ``turn``        int32         completed turns (PR-17: every turn counts, passes too)
 ``max_turns``   int32         PR-17 turn limit of the game
-``hist``        uint64        packed positions since the last placement (PR-17); the
-                              array is (H, B), entry-major, so a batch step reads it
-                              in cache lines shared by neighbouring games
+``hist``        (H,) uint64   packed positions since the last placement (PR-17),
+                              H = max_turns + 1
 ``hist_len``    int32         used entries of ``hist``
 ``status``      int8          0 ongoing, 1 black won, 2 white won, 3 draw by repetition,
                               4 draw by the turn limit
@@ -195,9 +194,7 @@ class KernelState:
         return KernelState(*(a.copy() for a in self.arrays()))
 
     def take(self, index: np.ndarray) -> KernelState:
-        parts = [np.ascontiguousarray(a[index]) for a in self.arrays()]
-        parts[9] = np.ascontiguousarray(self.hist[:, index])  # hist is (H, B)
-        return KernelState(*parts)
+        return KernelState(*(np.ascontiguousarray(a[index]) for a in self.arrays()))
 
     # read-only decoded views (for env, rendering, tests)
     @property
@@ -250,7 +247,7 @@ def _alloc(b: int, max_turns: int, history: int | None, seed: int) -> KernelStat
         player=np.zeros(b, dtype=np.int8),
         turn=np.zeros(b, dtype=np.int32),
         max_turns=np.full(b, int(max_turns), dtype=np.int32),
-        hist=np.zeros((h, b), dtype=np.uint64),
+        hist=np.zeros((b, h), dtype=np.uint64),
         hist_len=np.zeros(b, dtype=np.int32),
         status=np.zeros(b, dtype=np.int8),
         rng=seed_keys(seed, b),
@@ -311,7 +308,7 @@ def from_board(
             f"the last history entry {hist[-1]:016x} is not the current position "
             f"({key:016x}); the history must end with the position itself"
         )
-    st.hist[: len(hist), 0] = np.array(hist, dtype=np.uint64)
+    st.hist[0, : len(hist)] = np.array(hist, dtype=np.uint64)
     st.hist_len[0] = len(hist)
     return st
 
@@ -633,7 +630,7 @@ def _key(tiles, pieces, bb, act, player, b):
 def _count_key(hist, b, n, key):
     cnt = 0
     for i in range(n):
-        cnt += hist[i, b] == key
+        cnt += hist[b, i] == key
     return cnt
 
 
@@ -651,7 +648,7 @@ def _reset_game(
     player[b] = 0
     turn[b] = 0
     status[b] = 0
-    hist[0, b] = _key_w(0, EMPTY_PIECES, HAND_ALL, 0, 0)  # PR-17: the empty board
+    hist[b, 0] = _key_w(0, EMPTY_PIECES, HAND_ALL, 0, 0)  # PR-17: the empty board
     hist_len[b] = 1
 
 
@@ -739,15 +736,15 @@ def _end_turn(hist, b, n, key, placement, winner, t_now, max_t):
     """PR-16/PR-17 after a turn: (new history length, status)."""
     if placement:
         n = 0  # after a placement earlier positions cannot recur
-    if n < hist.shape[0]:
-        hist[n, b] = key
+    if n < hist.shape[1]:
+        hist[b, n] = key
         n += 1
     if winner >= 0:
         return n, 1 + winner  # a win stands even if PR-17 also ends the game
     if not placement:
         cnt = 0
         for i in range(n):
-            cnt += hist[i, b] == key
+            cnt += hist[b, i] == key
         if cnt >= 3:
             return n, 3  # PR-17 third occurrence
     if t_now >= max_t:
@@ -858,7 +855,7 @@ def _observe_one(
         else:
             n = hist_len[b]
             if n > 0:
-                v = min(_count_key(hist, b, n, hist[n - 1, b]) - 1, 2) / 2.0
+                v = min(_count_key(hist, b, n, hist[b, n - 1]) - 1, 2) / 2.0
         for sq in range(9):
             o[sq // 3, sq % 3, k] = v
     for sq in range(9):
@@ -1129,7 +1126,7 @@ def _selfplay_one(
             p = 0
             t = 0
             st = 0
-            hist[0, b] = _key_w(tw, pcs, w, a, p)
+            hist[b, 0] = _key_w(tw, pcs, w, a, p)
             n = 1
         action, key = _sample(ts, pcs, w, a, p, key)
         tw, ts, pcs, pw, w, a, placement = _transition(action, p, tw, ts, pcs, pw, w, a)

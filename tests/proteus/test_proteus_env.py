@@ -360,3 +360,15 @@ def test_parallel_and_serial_kernels_agree() -> None:
         assert (wa == wb).all() and (da == db).all()
     for x, y in zip(a.arrays(), b.arrays(), strict=True):
         assert (x == y).all()
+
+
+def test_take_any_index_and_leading_batch_axis() -> None:
+    """Every state array has the batch axis first; take works for any game index."""
+    game = ProteusBatch(max_turns=10)
+    state = game.init(500, seed=2)
+    for _ in range(5):
+        game.step(state, game.random_actions(state))
+    for arr in state.arrays():
+        assert arr.shape[0] == 500
+    sub = game.take(state, np.array([499, 250, 3]))
+    assert [text_of(sub, i) for i in range(3)] == [text_of(state, i) for i in (499, 250, 3)]
