@@ -40,17 +40,20 @@ def _kernel_rows(batch_sizes: list[int], seconds: float, threads: int) -> list[d
         shots = 0
         substeps = 0
         elapsed = 0.0
+        cpu = 0.0
         calls = 0
         while elapsed < seconds or calls == 0:
             a = rng.uniform(-1.0, 1.0, (batch, 4))
             seeds = rng.integers(0, 2**63, batch, dtype=np.uint64)
             t = time.perf_counter()
+            c = time.process_time()
             res = simulate(a, seeds)
+            cpu += time.process_time() - c
             elapsed += time.perf_counter() - t
             shots += batch
             substeps += int(res.substeps.sum())
             calls += 1
-        for rate, unit in ((shots / elapsed, "shots/s"), (substeps / elapsed, "body-substeps/s")):
+        for count, unit in ((shots, "shots/s"), (substeps, "body-substeps/s")):
             rows.append(
                 {
                     "game": GAME,
@@ -58,16 +61,18 @@ def _kernel_rows(batch_sizes: list[int], seconds: float, threads: int) -> list[d
                     "measure": "physics kernel simulate()",
                     "batch": batch,
                     "threads": threads,
-                    "rate": rate,
+                    "rate": count / elapsed,
                     "unit": unit,
                     "compile_s": compile_s,
+                    # per CPU-second of this process (all threads): robust on a busy machine
+                    "cpu_rate": count / cpu if cpu > 0 else None,
                 }
             )
     return rows
 
 
-def pymunk_shots(n: int, seed: int = 0, dt: float = 1e-3) -> tuple[int, int, float]:
-    """Simulate n comparable shots in pymunk; returns (shots, body-steps, seconds)."""
+def pymunk_shots(n: int, seed: int = 0, dt: float = 1e-3) -> tuple[int, int, float, float]:
+    """Simulate n comparable shots in pymunk; returns (shots, body-steps, wall s, CPU s)."""
     import pymunk
 
     from envs.moon_shot.geometry import local_footprint, tube_walls
@@ -81,12 +86,14 @@ def pymunk_shots(n: int, seed: int = 0, dt: float = 1e-3) -> tuple[int, int, flo
     walls = tube_walls(p.tube_distance, p)
     body_steps = 0
     elapsed = 0.0
+    cpu = 0.0
     max_steps = int(round(p.max_shot_seconds / dt))
     for _ in range(n):
         a = rng.uniform(-1.0, 1.0, 4)
         th, v, z, o = action_to_physical(P, a)
         st, act, _, _ = launch_states(th, v, z, o, rng.standard_normal(10), p)
         t = time.perf_counter()
+        c = time.process_time()
         space = pymunk.Space()
         space.iterations = 10
         for w in walls:
@@ -125,8 +132,9 @@ def pymunk_shots(n: int, seed: int = 0, dt: float = 1e-3) -> tuple[int, int, flo
             if all(b.velocity.length < 1e-3 and abs(b.angular_velocity) < 1e-2 for b in bodies):
                 break
         elapsed += time.perf_counter() - t
+        cpu += time.process_time() - c
         body_steps += steps * len(bodies)
-    return n, body_steps, elapsed
+    return n, body_steps, elapsed, cpu
 
 
 def _pymunk_rows(seconds: float) -> list[dict[str, Any]]:
@@ -148,15 +156,18 @@ def _pymunk_rows(seconds: float) -> list[dict[str, Any]]:
     shots = 0
     steps = 0
     elapsed = 0.0
+    cpu = 0.0
     seed = 0
+    pymunk_shots(1, seed=10**6)  # warm-up (imports, launch kernel)
     while elapsed < seconds or shots == 0:
-        n, s, e = pymunk_shots(8, seed=seed)
+        n, s, e, c = pymunk_shots(8, seed=seed)
         shots += n
         steps += s
         elapsed += e
+        cpu += c
         seed += 1
     rows = []
-    for rate, unit in ((shots / elapsed, "shots/s"), (steps / elapsed, "body-substeps/s")):
+    for count, unit in ((shots, "shots/s"), (steps, "body-substeps/s")):
         rows.append(
             {
                 "game": GAME,
@@ -164,9 +175,10 @@ def _pymunk_rows(seconds: float) -> list[dict[str, Any]]:
                 "measure": "peer pymunk (joint friction)",
                 "batch": 1,
                 "threads": 1,
-                "rate": rate,
+                "rate": count / elapsed,
                 "unit": unit,
                 "compile_s": None,
+                "cpu_rate": count / cpu if cpu > 0 else None,
             }
         )
     return rows
@@ -189,19 +201,21 @@ def main(argv: list[str] | None = None) -> int:
     rows = run(args.batch, args.seconds, args.threads)
     for r in rows:
         rate = "skipped" if r["rate"] is None else f"{r['rate']:.4g}"
+        cpu = "" if r.get("cpu_rate") is None else f"  ({r['cpu_rate']:.4g} per CPU-s)"
         comp = "" if r["compile_s"] is None else f"  compile {r['compile_s']:.2f} s"
         print(
-            f"{r['measure']:<32} batch {r['batch']:>6} threads {r['threads']}  "
-            f"{rate:>10} {r['unit']}{comp}"
+            f"{r['measure']:<30} batch {r['batch']:>6} threads {r['threads']}  "
+            f"{rate:>10} {r['unit']}{cpu}{comp}"
         )
-    per_core = [
-        r["rate"] / r["threads"]
-        for r in rows
-        if r["unit"] == "body-substeps/s" and r["measure"].startswith("physics") and r["rate"]
-    ]
-    peer = [r["rate"] for r in rows if r["unit"] == "body-substeps/s" and "pymunk" in r["measure"]]
-    if per_core and peer and peer[0]:
-        print(f"kernel/pymunk body-substeps per core: {max(per_core) / peer[0]:.1f}x")
+    for unit in ("shots/s", "body-substeps/s"):
+        ours = [
+            r["cpu_rate"]
+            for r in rows
+            if r["unit"] == unit and r["measure"].startswith("physics") and r.get("cpu_rate")
+        ]
+        peer = [r["cpu_rate"] for r in rows if r["unit"] == unit and "pymunk" in r["measure"]]
+        if ours and peer and peer[0]:
+            print(f"kernel / pymunk {unit} per CPU-second: {max(ours) / peer[0]:.1f}x")
     return 0
 
 
