@@ -2,10 +2,10 @@
 
 ``python -m training.evaluate GAME --model DIR [--opponents random,heuristic] [--games N]``
 
-Board games: N games per opponent, half with the policy in seat 0 and half in seat 1 on
-the same game seeds (the ladder's runner, ``training.ladder.TurnBasedRunner``, plays
+Board games (and a Moon Shot policy trained against opponents, ``--players 2``): N games
+per opponent, half with the policy in seat 0 and half in seat 1 on the same game seeds (the ladder's runner, ``training.ladder.TurnBasedRunner``, plays
 them in batch); a win is a positive final reward. Moon Shot: mean solo return (MS-21)
-of the policy and of uniformly random shots over N episodes each. This is what
+of a solo policy and of uniformly random shots over N episodes each. This is what
 docs/results.md reports.
 """
 
@@ -75,7 +75,7 @@ def moon_shot_returns(
     from training.moon_shot import MoonShotSoloVecEnv
 
     env = MoonShotSoloVecEnv(n_envs, seed=seed)
-    obs = env.reset()
+    obs: Any = env.reset()
     ret = np.zeros(n_envs)
     out: list[float] = []
     while len(out) < episodes:
@@ -106,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         args.model, game=args.game, seed=args.seed, deterministic=not args.stochastic
     )
     agent.name = "policy"
-    if args.game == "moon_shot":
+    if args.game == "moon_shot" and agent.obs_shape != (8,):
+        # a policy trained in the turn game (obs 2P + 10): play it there against opponents
+        args.players = (agent.obs_shape[0] - 10) // 2
+    elif args.game == "moon_shot":
         from agents.random_agent import RandomAgent
 
         t0 = time.perf_counter()
