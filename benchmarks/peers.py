@@ -19,7 +19,8 @@ measure                         loop
                                 legal actions and applies ``auto_reset(step)``; B games/call
 ==============================  =============================================================
 
-Batched measures (ours, Pgx) run at every ``--batch`` size. The one-game loops
+Batched measures (ours, Pgx) run at every ``--batch`` size. ``--threads`` sets Numba's
+threads; XLA uses every core unless ``--threads 1`` (then one thread, set before jax loads). The one-game loops
 (AEC, PettingZoo, OpenSpiel) cannot batch: they step ``B`` independent games round-robin
 (capped at ``--loop-games``), so their rate does not grow with B; the row's ``batch`` says
 how many games were live. Compile time (Numba, XLA) is measured on the first call and
@@ -366,6 +367,16 @@ def run(batch_sizes: list[int], seconds: float, threads: int, loop_games: int = 
             except Exception as exc:
                 rows.append(_row(g.game, g.config, AEC, b, 1, None, skipped=_skip(exc)))
 
+    import sys
+
+    if threads == 1 and "jax" not in sys.modules:  # XLA reads its flags once, at start
+        os.environ["XLA_FLAGS"] = (
+            os.environ.get("XLA_FLAGS", "")
+            + " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+        ).strip()
+        xla_threads = 1
+    else:
+        xla_threads = threads if "XLA_FLAGS" in os.environ else (os.cpu_count() or 1)
     missing = {m: _installed(m) for m in ("pettingzoo.classic", "pyspiel", "pgx")}
     for label, pz_module, os_name, pgx_name in PEER_GAMES:
         config = "2p"
@@ -389,13 +400,13 @@ def run(batch_sizes: list[int], seconds: float, threads: int, loop_games: int = 
             rows.append(_row(label, config, OS_CPP, 1, 1, rate, None))
         for b in batch_sizes:
             if missing["pgx"]:
-                rows.append(_row(label, config, PGX, b, threads, None, skipped=missing["pgx"]))
+                rows.append(_row(label, config, PGX, b, xla_threads, None, skipped=missing["pgx"]))
                 continue
             try:
                 rate, comp = bench_pgx(pgx_name, b, seconds)
-                rows.append(_row(label, config, PGX, b, threads, rate, round(comp, 2)))
+                rows.append(_row(label, config, PGX, b, xla_threads, rate, round(comp, 2)))
             except Exception as exc:
-                rows.append(_row(label, config, PGX, b, threads, None, skipped=_skip(exc)))
+                rows.append(_row(label, config, PGX, b, xla_threads, None, skipped=_skip(exc)))
     return rows
 
 

@@ -31,6 +31,7 @@ def test_peer_rows_format_and_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     if not _extras_present():
         pytest.skip("bench extra (open-spiel, pgx) not installed locally")
     monkeypatch.setattr(peers, "OUR_GAMES", ())  # ours: test_peers_ours_*
+    monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", ""))  # restored afterwards
     rows = peers.run([1, 4], seconds=0.05, threads=1, loop_games=2)
     assert all(KEYS <= set(r) for r in rows)
     peer_rows = [r for r in rows if r["game"] in ("tic_tac_toe", "connect_four")]
