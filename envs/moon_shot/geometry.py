@@ -11,6 +11,7 @@ Conventions: polygons are counter-clockwise (k, 2) float64 arrays; a pose is
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -30,10 +31,15 @@ from envs.moon_shot.params import (
     drop_stale_caches,
 )
 
+# Options for njit functions that allocate nothing: compiled without the Numba runtime,
+# so passing arrays and taking views costs no reference counting (which was ~40 % of the
+# physics kernel's time). Same code, same float results.
+NO_REFCOUNT: dict[str, Any] = {"cache": True, "_nrt": False}
+
 # --------------------------------------------------------------------------- njit core
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def nb_local_pentagon(P: np.ndarray, k: int, out: np.ndarray) -> None:
     """MS-4 footprint of piece k relative to its centre of mass (x = s/3), heading +x, CCW."""
     base = I_PIECE0 + k * PIECE_STRIDE
@@ -53,7 +59,7 @@ def nb_local_pentagon(P: np.ndarray, k: int, out: np.ndarray) -> None:
     out[4, 1] = b / 2.0
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def nb_world_pentagon(
     P: np.ndarray, k: int, x: float, y: float, phi: float, out: np.ndarray
 ) -> None:
@@ -68,7 +74,7 @@ def nb_world_pentagon(
         out[i, 1] = y + s * lx + c * ly
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def nb_tube_walls(P: np.ndarray, dist: float, out: np.ndarray) -> None:
     """MS-3 tube walls as three CCW rectangles (3, 4, 2): side y>0, side y<0, closed end."""
     length = P[I_TUBE_LENGTH]
@@ -94,7 +100,7 @@ def nb_tube_walls(P: np.ndarray, dist: float, out: np.ndarray) -> None:
         out[i, 3, 1] = yb
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def nb_sat(A: np.ndarray, B: np.ndarray) -> tuple[float, int, int]:
     """Separating-axis query between convex CCW polygons.
 
@@ -132,7 +138,7 @@ def nb_sat(A: np.ndarray, B: np.ndarray) -> tuple[float, int, int]:
     return best, best_i, best_ref
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def nb_manifold(
     A: np.ndarray, B: np.ndarray, edge: int, ref: int
 ) -> tuple[float, float, float, float, float]:
