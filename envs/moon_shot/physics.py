@@ -26,8 +26,11 @@ Model summary (details, derivations and checks: docs/moon_shot_physics.md):
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -1231,35 +1234,7 @@ def _one_shot(
     return ns, t, hit
 
 
-@njit(cache=True, parallel=True)
-def _simulate_batch(
-    P: np.ndarray,
-    tab: np.ndarray,
-    actions: np.ndarray,
-    seeds: np.ndarray,
-    dists: np.ndarray,
-    poses: np.ndarray,
-    toppled: np.ndarray,
-    inn: np.ndarray,
-    full: np.ndarray,
-    substeps: np.ndarray,
-    sim_time: np.ndarray,
-    realized: np.ndarray,
-    struck: np.ndarray,
-    rec: np.ndarray,
-    rec_every: int,
-) -> None:
-    for i in prange(actions.shape[0]):
-        ns, t, hit = _one_shot(
-            P, tab, actions[i], seeds[i], dists[i], poses[i], toppled[i], inn[i], full[i],
-            realized[i], rec[i], rec_every,
-        )  # fmt: skip
-        substeps[i] = ns
-        sim_time[i] = t
-        struck[i] = hit
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _simulate_batch_serial(
     P: np.ndarray,
     tab: np.ndarray,
@@ -1337,6 +1312,35 @@ def _simulate_states_batch(
 
 SERIAL_BELOW = 32  # batches smaller than this run on the calling thread (no pool wake-up)
 
+# Shots are spread over Python threads running the nogil serial kernel on contiguous
+# chunks. A prange loop over shots stopped scaling once the shot loop was compiled without
+# Numba's reference counting (its work stayed on one thread); chunked nogil threads give
+# the full speed-up and the same bits, since shots are independent.
+_POOL: ThreadPoolExecutor | None = None
+_POOL_SIZE = 0
+
+
+def _run_chunked(args: tuple[np.ndarray, ...], n: int, rec_every: int) -> None:
+    """Run ``_simulate_batch_serial`` over ``numba.get_num_threads()`` contiguous chunks."""
+    global _POOL, _POOL_SIZE
+    kernel: Any = _simulate_batch_serial
+    threads = max(1, min(numba.get_num_threads(), n // SERIAL_BELOW))
+    if threads == 1:
+        kernel(*args, rec_every)
+        return
+    if _POOL is None or _POOL_SIZE < threads:
+        _POOL = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="moon_shot")
+        _POOL_SIZE = threads
+    bounds = np.linspace(0, n, threads + 1).astype(np.int64)
+    chunks = [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+    P, tab = args[0], args[1]
+    futures = []
+    for lo, hi in chunks:
+        chunk_args: tuple[Any, ...] = (P, tab, *(a[lo:hi] for a in args[2:]), rec_every)
+        futures.append(_POOL.submit(kernel, *chunk_args))
+    for f in futures:
+        f.result()
+
 
 # --------------------------------------------------------------------------- Python API
 
@@ -1409,11 +1413,11 @@ def _run_batch(
     realized = np.zeros((n, 4))
     struck = np.zeros(n, dtype=np.int64)
     rec = np.zeros((n, frames, 3, 3))
-    fn = _simulate_batch_serial if n < SERIAL_BELOW else _simulate_batch
-    fn(
-        P, tab, a, s, dists, poses, toppled, inn, full, substeps, sim_time, realized, struck, rec,
+    _run_chunked(
+        (P, tab, a, s, dists, poses, toppled, inn, full, substeps, sim_time, realized, struck, rec),
+        n,
         rec_every,
-    )  # fmt: skip
+    )
     res = ShotResult(poses, toppled, inn, full, substeps, sim_time, realized, struck)
     return res, rec
 
