@@ -117,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--steps", type=int, default=None, help=f"target total learner steps ({d.steps})"
     )
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument(
+        "--backend",
+        choices=["sb3", "rllib"],
+        default="sb3",
+        help="sb3 (this machine) or rllib (Ray cluster; see docs/distributed.md)",
+    )
     p.add_argument("--players", type=int, default=None, help="seats per game (2)")
     p.add_argument("--n-envs", type=int, default=None, help=f"games per batch ({d.n_envs})")
     p.add_argument(
@@ -234,6 +240,13 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``arena train``; returns the exit status (2 for bad arguments)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    backend = argparse.ArgumentParser(add_help=False)
+    backend.add_argument("--backend", default="sb3")
+    if backend.parse_known_args(argv)[0].backend == "rllib":
+        from training.rllib_train import main as rllib_main
+
+        return int(rllib_main(argv))
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
