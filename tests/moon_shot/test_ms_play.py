@@ -163,7 +163,7 @@ def test_play_whole_game_against_random_shooters(capsys) -> None:
 
 
 def test_play_several_seats(capsys) -> None:
-    code, out = _run(capsys, "random\n" * 10, ["--seat", "0,1", "--max-rounds", "2"])
+    code, out = _run(capsys, "random\n" * 10, ["--seat", "0,1", "--max-rounds", "2", "--seed", "3"])
     assert code == 0
     assert "you are player_0, player_1" in out
     last = out.rstrip().splitlines()[-1]
@@ -172,7 +172,7 @@ def test_play_several_seats(capsys) -> None:
     if "max rounds" in last:
         assert _prompts(out) == 4  # both seats are the person's: 2 rounds x 2 shots
     else:
-        assert _prompts(out) < 4
+        assert _prompts(out) <= 4  # a crack or colony can also come on the last shot
 
 
 @pytest.mark.parametrize(
@@ -195,5 +195,5 @@ def test_play_reads_sys_stdin_and_arena_dispatch(monkeypatch, capsys) -> None:
     from training import cli
 
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{LANDING}\nquit\n"))
-    assert cli.main(["play", "moon_shot", "--noise", "0", "--seed", "0"]) == 0
+    assert cli.main(["play", "moon_shot", "--noise", "0", "--seed", "3"]) == 0
     assert "controlled landing, +2 points" in capsys.readouterr().out
