@@ -35,9 +35,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
-import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from benchmarks.throughput import write_report
 
 Row = dict[str, Any]
 
@@ -517,22 +517,12 @@ def main(argv: list[str] | None = None) -> int:
             versions[dist] = version(dist)
         except Exception:
             versions[dist] = None
-    report = {
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-        },
+    extra = {
         "versions": versions,
         "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-        "wall_s": round(time.time() - started, 2),
-        "rows": rows,
         "ratios": table,
     }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2))
-    print(f"wrote {args.json}")
+    write_report(args.json, rows, started, extra)
     return 0
 
 

@@ -65,6 +65,26 @@ def print_table(rows: list[dict[str, Any]]) -> None:
     Console().print(table)
 
 
+def write_report(
+    path: Path, rows: list[dict[str, Any]], started: float, extra: dict[str, Any]
+) -> None:
+    """Write a benchmark's JSON report: machine, wall time, every row, plus ``extra``."""
+    report = {
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+        },
+        **extra,
+        "wall_s": round(time.time() - started, 2),
+        "rows": rows,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2))
+    print(f"wrote {path}")
+
+
 def run(
     games: list[str], batch_sizes: list[int], seconds: float, threads: int
 ) -> list[dict[str, Any]]:
@@ -95,20 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     rows = run(args.games, args.batch, args.seconds, args.threads)
     print_table(rows)
-    report = {
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-        },
-        "args": {k: v for k, v in vars(args).items() if k != "json"},
-        "wall_s": round(time.time() - started, 2),
-        "rows": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2))
-    print(f"wrote {args.json}")
+    extra = {"args": {k: v for k, v in vars(args).items() if k != "json"}}
+    write_report(args.json, rows, started, extra)
     return 0
 
 
