@@ -19,16 +19,17 @@ MS-17 reward (+1 / -1 / 0) when the game ends, whoever's shot ended it.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
+
+from training.vec_env import BatchVecEnv
 
 
-class MoonShotSoloVecEnv(VecEnv):
+class MoonShotSoloVecEnv(BatchVecEnv):
     """SB3 view of ``num_envs`` solo Moon Shot episodes (MS-21) stepped in one batch."""
 
     def __init__(self, num_envs: int, seed: int = 0, **solo_kwargs: Any) -> None:
@@ -89,31 +90,6 @@ class MoonShotSoloVecEnv(VecEnv):
     def close(self) -> None:
         self.vec.close()
 
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        value = getattr(self, attr_name)
-        return [value for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(
-        self,
-        method_name: str,
-        *method_args: Any,
-        indices: VecEnvIndices = None,
-        **method_kwargs: Any,
-    ) -> list[Any]:
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._get_indices(indices)]
-
-    def env_is_wrapped(
-        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
-    ) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None for _ in range(self.num_envs)]
-
     def rng_state(self) -> dict[str, Any]:
         return {"sub_envs": [r.bit_generator.state for r in self.vec._rngs]}
 
@@ -122,7 +98,7 @@ class MoonShotSoloVecEnv(VecEnv):
         self._next_seed = None
 
 
-class MoonShotVersusVecEnv(VecEnv):
+class MoonShotVersusVecEnv(BatchVecEnv):
     """N turn-based Moon Shot games: learner in one seat, pool opponents in the others."""
 
     def __init__(self, players: int, num_envs: int, pool: Any, seed: int = 0) -> None:
@@ -269,31 +245,6 @@ class MoonShotVersusVecEnv(VecEnv):
 
     def close(self) -> None:
         self.state = None
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        value = getattr(self, attr_name)
-        return [value for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(
-        self,
-        method_name: str,
-        *method_args: Any,
-        indices: VecEnvIndices = None,
-        **method_kwargs: Any,
-    ) -> list[Any]:
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._get_indices(indices)]
-
-    def env_is_wrapped(
-        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
-    ) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None for _ in range(self.num_envs)]
 
     def rng_state(self) -> dict[str, Any]:
         return {"bit_generator": self.rng.bit_generator.state, "seed": self._default_seed}

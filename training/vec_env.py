@@ -90,7 +90,41 @@ def _seed_from(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**62))
 
 
-class SelfPlayVecEnv(VecEnv):
+class BatchVecEnv(VecEnv):
+    """A VecEnv whose sub-envs are one batch object: attribute and method calls go to it.
+
+    Shared by every kernel-backed VecEnv here (board-game self-play, Moon Shot solo and
+    versus): there are no per-env wrappers, so ``get_attr``/``env_method`` answer once and
+    repeat the answer per index, and nothing is ever wrapped or rendered per env.
+    """
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self, attr_name)  # AttributeError as has_attr expects
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None for _ in range(self.num_envs)]
+
+
+class SelfPlayVecEnv(BatchVecEnv):
     """``num_envs`` games of ``game`` played by the learner against ``pool`` opponents.
 
     Args:
@@ -265,13 +299,6 @@ class SelfPlayVecEnv(VecEnv):
         self.state = None
 
     # ------------------------------------------------------ attribute plumbing
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        value = getattr(self, attr_name)  # AttributeError as has_attr expects
-        return [value for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        setattr(self, attr_name, value)
-
     def env_method(
         self,
         method_name: str,
@@ -279,20 +306,10 @@ class SelfPlayVecEnv(VecEnv):
         indices: VecEnvIndices = None,
         **method_kwargs: Any,
     ) -> list[Any]:
-        idx = list(self._get_indices(indices))
-        if method_name == "action_masks":
+        if method_name == "action_masks":  # one mask row per sub-env (sb3-contrib's contract)
             masks = self.action_masks()
-            return [masks[i] for i in idx]
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result for _ in idx]
-
-    def env_is_wrapped(
-        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
-    ) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None for _ in range(self.num_envs)]
+            return [masks[i] for i in self._get_indices(indices)]
+        return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)
 
     # ------------------------------------------------------ checkpoint support
     def rng_state(self) -> dict[str, Any]:
