@@ -24,7 +24,7 @@ class ProteusBatch:
     name = "proteus"
     num_players = 2
     num_actions = NUM_ACTIONS
-    obs_shape = OBS_SHAPE
+    obs_shape: tuple[int, ...] = OBS_SHAPE
 
     def __init__(self, max_turns: int = DEFAULT_MAX_TURNS) -> None:
         if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)):
