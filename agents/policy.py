@@ -6,6 +6,11 @@ came to play illegal moves), so ``act`` never returns an illegal action: illegal
 get probability 0 before the argmax or the draw. Moon Shot: the Gaussian policy of PPO
 (mean when deterministic) or SAC's squashed actor, clipped to [-1, 1].
 
+A Proteus policy trained with ``--obs lookahead`` reads the lookahead facade's
+observations (``envs.proteus.lookahead``); loaded with ``game="proteus"`` it asks for the
+``ActContext`` and computes them itself from the game state, so ladders, evaluation and
+play hand it the usual facade.
+
 Stochastic play draws from the agent's own ``numpy`` generator (``reset(seed)``), not
 torch's global RNG, so a seeded ladder pairing is reproducible.
 """
@@ -69,6 +74,20 @@ class PolicyAgent(Agent):
         self.rng = np.random.default_rng(seed)
         self.obs_shape = tuple(self.policy.observation_space.shape)
         self.discrete = hasattr(self.policy.action_space, "n")
+        # a facade whose ``observe`` makes this policy's input from an ActContext's state
+        # (when the caller's observations are another shape); None: use the obs given
+        self.observer: Any = None
+        self.needs_context = False
+
+    def observe_with(self, facade: Any) -> None:
+        """Make observations with ``facade.observe`` from each call's ``ActContext``."""
+        if tuple(facade.obs_shape) != self.obs_shape:
+            raise ValueError(
+                f"{type(facade).__name__} observes {tuple(facade.obs_shape)}, "
+                f"the policy reads {self.obs_shape}"
+            )
+        self.observer = facade
+        self.needs_context = True
 
     @classmethod
     def load(
@@ -94,7 +113,13 @@ class PolicyAgent(Agent):
         algo = _algorithm_for(zip_path)
         custom = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.2}
         model = algo.load(zip_path, device="cpu", custom_objects=custom)
-        return cls(model.policy, deterministic, seed=seed, name=f"policy:{zip_path}", model=model)
+        agent = cls(model.policy, deterministic, seed=seed, name=f"policy:{zip_path}", model=model)
+        if game == "proteus":
+            from envs.proteus.lookahead import ProteusLookaheadBatch
+
+            if agent.obs_shape == ProteusLookaheadBatch.obs_shape:  # trained with --obs lookahead
+                agent.observe_with(ProteusLookaheadBatch())
+        return agent
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -105,6 +130,13 @@ class PolicyAgent(Agent):
         import torch as th
 
         obs = np.asarray(obs, np.float32)
+        if obs.shape[1:] != self.obs_shape and self.observer is not None:
+            if context is None:
+                raise ValueError(
+                    f"this policy reads {type(self.observer).__name__} observations: "
+                    "pass an ActContext (game state and seats) to act()"
+                )
+            obs = np.asarray(self.observer.observe(context.state, context.seats), np.float32)
         if obs.shape[1:] != self.obs_shape:
             raise ValueError(
                 f"observation shape {obs.shape[1:]} does not match the policy's {self.obs_shape} "

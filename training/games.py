@@ -77,8 +77,20 @@ def _construct(cls: Any, players: int) -> Any:
     return cls()
 
 
-def make_batch_game(name: str, players: int = 2) -> Any:
-    """The ``BatchGame`` facade of ``name`` for ``players`` seats (ValueError if unsupported)."""
+def make_batch_game(name: str, players: int = 2, obs: str = "planes") -> Any:
+    """The ``BatchGame`` facade of ``name`` for ``players`` seats (ValueError if unsupported).
+
+    ``obs="lookahead"`` (Proteus only) gives the facade whose observations end in the
+    per-action lookahead flags of ``envs.proteus.lookahead``.
+    """
+    if obs != "planes":
+        if obs != "lookahead" or name != "proteus":
+            raise ValueError(f"observation {obs!r} is not available for {name!r}")
+        if players != 2:
+            raise ValueError(f"proteus is played by 2 players, not {players}")
+        from envs.proteus.lookahead import ProteusLookaheadBatch
+
+        return LayoutSafeGame(ProteusLookaheadBatch())
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:

@@ -48,6 +48,8 @@ GAMES = ("proteus", "virus_fight", "moon_shot")
 #: The default pool; a default entrant whose agent does not exist for a game is skipped
 #: (with a note), an explicitly requested one is an error.
 DEFAULT_OPPONENTS = "self:0.6,random:0.15,heuristic:0.25"
+#: What the learner observes (``--obs``); ``lookahead`` exists for Proteus only.
+OBSERVATIONS = ("planes", "lookahead")
 
 
 @dataclass
@@ -74,6 +76,7 @@ class TrainConfig:
     threads: int = 1
     algo: str = "maskable_ppo"
     time_limit: float = 0.0  # minutes of training after which the run saves and stops (0: none)
+    obs: str = "planes"  # "lookahead": Proteus planes + per-action lookahead flags
 
     def net_arch(self) -> list[int]:
         try:
@@ -150,6 +153,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--time-limit", type=float, default=None, help="minutes, then save and stop (0: none)"
     )
+    p.add_argument(
+        "--obs",
+        choices=OBSERVATIONS,
+        default=None,
+        help="the learner's input: planes (the env's observation) or, for Proteus, lookahead "
+        "(planes + what each legal action leads to, one and two plies ahead; see "
+        "envs/proteus/lookahead.py) read by an action-feature policy head (planes)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--overwrite", action="store_true", help="replace an existing run in --out")
     p.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
@@ -181,6 +192,10 @@ def _validate(cfg: TrainConfig) -> None:
     if cfg.learning_rate <= 0:
         raise ValueError("--learning-rate must be > 0")
     cfg.net_arch()
+    if cfg.obs not in OBSERVATIONS:
+        raise ValueError(f"--obs {cfg.obs!r}: choose one of {', '.join(OBSERVATIONS)}")
+    if cfg.obs == "lookahead" and cfg.game != "proteus":
+        raise ValueError(f"--obs lookahead exists for proteus only, not {cfg.game}")
     if cfg.game in BOARD_GAMES or ":" in cfg.game:
         if cfg.algo != "maskable_ppo":
             raise ValueError(f"--algo {cfg.algo}: the board games train maskable_ppo only")
@@ -523,7 +538,7 @@ def train(
     from training.vec_env import SelfPlayVecEnv
 
     _set_seeds(cfg.seed)
-    game = make_batch_game(cfg.game, cfg.players)
+    game = make_batch_game(cfg.game, cfg.players, obs=cfg.obs)
     pool = build_pool(cfg, cfg.game)
     venv = SelfPlayVecEnv(game, cfg.n_envs, pool, seed=cfg.seed)
     env = VecMonitor(venv)
@@ -540,8 +555,16 @@ def train(
         saver.restore_rng()
     else:
         arch = cfg.net_arch()
+        policy: Any = "MlpPolicy"
+        policy_kwargs: dict[str, Any] = {"net_arch": {"pi": arch, "vf": arch}}
+        if cfg.obs == "lookahead":
+            from agents.networks import ActionFeaturePolicy
+            from envs.proteus.lookahead import N_FLAGS
+
+            policy = ActionFeaturePolicy
+            policy_kwargs["n_flags"] = N_FLAGS
         model = MaskablePPO(
-            "MlpPolicy",
+            policy,
             env,
             learning_rate=cfg.learning_rate,
             n_steps=cfg.n_steps,
@@ -551,7 +574,7 @@ def train(
             gae_lambda=0.95,
             ent_coef=cfg.ent_coef,
             clip_range=0.2,
-            policy_kwargs={"net_arch": {"pi": arch, "vf": arch}},
+            policy_kwargs=policy_kwargs,
             tensorboard_log=str(out / "tb"),
             seed=cfg.seed,
             device="cpu",

@@ -86,6 +86,7 @@ def test_arena_train_proteus_then_resume_continues_from_saved_step(tmp_path: Pat
         (["proteus", "--net", "a,b"], "layer sizes"),
         (["moon_shot", "--algo", "dqn"], "ppo or sac"),
         (["virus_fight", "--players", "5"], "2, 3, 4 players"),
+        (["virus_fight", "--obs", "lookahead"], "lookahead exists for proteus only"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_clear_message(
