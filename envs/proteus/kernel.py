@@ -59,6 +59,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from envs.core.loops import serial_and_parallel
 from envs.proteus.constants import (
     A_MOVE,
     A_PASS,
@@ -875,8 +876,8 @@ def _observe_one(
 
 # ----------------------------------------------------------------------------- batch API
 #
-# Every batch operation has a serial and a prange (parallel=True) loop over the same
-# per-game body; :func:`_run` picks one by batch size (waking threads costs more than a
+# Every batch operation is one prange loop over a per-game body, compiled serial and
+# parallel (envs/core/loops.py); :func:`_run` picks one by batch size (waking threads costs more than a
 # small batch's work, and far more when the cores are busy). Results never depend on the
 # choice: each game only touches its own rows and its own RNG key.
 
@@ -884,30 +885,7 @@ PARALLEL_MIN_BATCH = 4096
 SINGLE_THREAD_MIN_BATCH = 64
 
 
-@njit(cache=True)
-def _reset_ser(S):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    for b in range(tiles.shape[0]):
-        _reset_game(
-            tiles,
-            tsq,
-            pieces,
-            pat,
-            bb,
-            act,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            rng,
-            b,
-        )
-
-
-@njit(cache=True, parallel=True)
-def _reset_par(S):
+def _reset_loop(S):
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     for b in prange(tiles.shape[0]):
         _reset_game(
@@ -928,18 +906,16 @@ def _reset_par(S):
         )
 
 
-@njit(cache=True)
-def _mask_ser(S, out):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    for b in range(tiles.shape[0]):
-        _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, out[b])
+_reset_ser, _reset_par = serial_and_parallel(_reset_loop)
 
 
-@njit(cache=True, parallel=True)
-def _mask_par(S, out):
+def _mask_loop(S, out):
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     for b in prange(tiles.shape[0]):
         _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, out[b])
+
+
+_mask_ser, _mask_par = serial_and_parallel(_mask_loop)
 
 
 @njit(cache=True)
@@ -950,18 +926,13 @@ def _random_one(tsq, pieces, bb, act, player, status, rng, out, b):
         out[b] = _random_action(tsq, pieces, bb, act, player, rng, b)
 
 
-@njit(cache=True)
-def _random_ser(S, out):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    for b in range(tiles.shape[0]):
-        _random_one(tsq, pieces, bb, act, player, status, rng, out, b)
-
-
-@njit(cache=True, parallel=True)
-def _random_par(S, out):
+def _random_loop(S, out):
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     for b in prange(tiles.shape[0]):
         _random_one(tsq, pieces, bb, act, player, status, rng, out, b)
+
+
+_random_ser, _random_par = serial_and_parallel(_random_loop)
 
 
 @njit(cache=True)
@@ -1031,34 +1002,7 @@ def _step_one(
         done[b] = False
 
 
-@njit(cache=True)
-def _step_ser(S, actions, auto_reset, rewards, done):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    for b in range(tiles.shape[0]):
-        _step_one(
-            tiles,
-            tsq,
-            pieces,
-            pat,
-            bb,
-            act,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            rng,
-            b,
-            np.int64(actions[b]),
-            auto_reset,
-            rewards,
-            done,
-        )
-
-
-@njit(cache=True, parallel=True)
-def _step_par(S, actions, auto_reset, rewards, done):
+def _step_loop(S, actions, auto_reset, rewards, done):
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     for b in prange(tiles.shape[0]):
         _step_one(
@@ -1081,6 +1025,9 @@ def _step_par(S, actions, auto_reset, rewards, done):
             rewards,
             done,
         )
+
+
+_step_ser, _step_par = serial_and_parallel(_step_loop)
 
 
 @njit(cache=True)
@@ -1150,33 +1097,7 @@ def _selfplay_one(
     return finished
 
 
-@njit(cache=True)
-def _selfplay_ser(S, n_steps):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    finished = 0
-    for b in range(tiles.shape[0]):
-        finished += _selfplay_one(
-            tiles,
-            tsq,
-            pieces,
-            pat,
-            bb,
-            act,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            rng,
-            b,
-            n_steps,
-        )
-    return finished
-
-
-@njit(cache=True, parallel=True)
-def _selfplay_par(S, n_steps):
+def _selfplay_loop(S, n_steps):
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     finished = 0
     for b in prange(tiles.shape[0]):
@@ -1200,32 +1121,10 @@ def _selfplay_par(S, n_steps):
     return finished
 
 
-@njit(cache=True)
-def _observe_ser(S, seats, out):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    for b in range(tiles.shape[0]):
-        _observe_one(
-            tiles,
-            tsq,
-            pieces,
-            pat,
-            bb,
-            act,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            rng,
-            seats,
-            out,
-            b,
-        )
+_selfplay_ser, _selfplay_par = serial_and_parallel(_selfplay_loop)
 
 
-@njit(cache=True, parallel=True)
-def _observe_par(S, seats, out):
+def _observe_loop(S, seats, out):
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     for b in prange(tiles.shape[0]):
         _observe_one(
@@ -1246,6 +1145,9 @@ def _observe_par(S, seats, out):
             out,
             b,
         )
+
+
+_observe_ser, _observe_par = serial_and_parallel(_observe_loop)
 
 
 def _run(par_fn, ser_fn, st: KernelState, parallel: bool | None, *args):

@@ -40,6 +40,8 @@ import numpy as np
 from numba import njit, prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from envs.core.loops import serial_and_parallel
+
 # --------------------------------------------------------------------------- constants
 KIND_LETTERS = "MWJE"
 MOVE, WRITE, JUMP, ERASE = 0, 1, 2, 3
@@ -266,18 +268,13 @@ def _reset_game(g, bb, cells, marker, supply, info, cfg):
     info[g, I_ALIVE] = (1 << cfg[2]) - 1
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def init(bb, cells, marker, supply, info, cfg):
+def _init_loop(bb, cells, marker, supply, info, cfg):
     """Reset every game of the batch to the start of setup."""
     for g in prange(bb.shape[0]):
         _reset_game(g, bb, cells, marker, supply, info, cfg)
 
 
-@njit(cache=True, error_model="numpy")
-def init_serial(bb, cells, marker, supply, info, cfg):
-    """``init`` without the thread pool (small batches, the AEC env)."""
-    for g in range(bb.shape[0]):
-        _reset_game(g, bb, cells, marker, supply, info, cfg)
+init_serial, init = serial_and_parallel(_init_loop, error_model="numpy")
 
 
 @njit(cache=True, error_model="numpy")
@@ -880,11 +877,16 @@ def _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
 
 
 # --------------------------------------------------------------------------- batch API
-@njit(cache=True, parallel=True, error_model="numpy")
-def legal_mask(bb, cells, marker, supply, info, seg, cfg, out):
+# Each batch loop is written once with prange and compiled twice, serial (``*_serial``:
+# small batches, where a thread-pool launch costs more than the work) and parallel
+# (envs/core/loops.py); the facade picks one by batch size.
+def _legal_mask_loop(bb, cells, marker, supply, info, seg, cfg, out):
     """out[g] = legal actions of the seat to act in game g (all False when over)."""
     for g in prange(bb.shape[0]):
         _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, out[g])
+
+
+legal_mask_serial, legal_mask = serial_and_parallel(_legal_mask_loop, error_model="numpy")
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
@@ -894,15 +896,20 @@ def num_legal(bb, cells, marker, supply, info, seg, cfg, out):
         out[g] = _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, -1)[0]
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def random_actions(bb, cells, marker, supply, info, rng, seg, cfg, out):
+def _random_actions_loop(bb, cells, marker, supply, info, rng, seg, cfg, out):
     """out[g] = a uniformly random legal action drawn from game g's own key (-1 if over)."""
     for g in prange(bb.shape[0]):
         out[g] = _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def step(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, auto_reset, rew, done):
+random_actions_serial, random_actions = serial_and_parallel(
+    _random_actions_loop, error_model="numpy"
+)
+
+
+def _step_loop(
+    bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, auto_reset, rew, done
+):
     """Apply one legal action per game in place; rew (B, P) and done (B,) are outputs.
 
     Games already over are left alone (done stays True, no reward). With auto_reset a game
@@ -921,8 +928,10 @@ def step(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, auto_res
             _reset_game(g, bb, cells, marker, supply, info, cfg)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def selfplay(bb, cells, marker, supply, info, rng, hist, seg, cfg, steps, rew, stats):
+step_serial, step = serial_and_parallel(_step_loop, error_model="numpy")
+
+
+def _selfplay_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, steps, rew, stats):
     """Random self-play with auto-reset, ``steps`` decisions per game, all in one kernel.
 
     stats[g] = [games finished, sum of seat-0 rewards] (for benchmarks and sanity)."""
@@ -938,52 +947,7 @@ def selfplay(bb, cells, marker, supply, info, rng, hist, seg, cfg, steps, rew, s
                 _reset_game(g, bb, cells, marker, supply, info, cfg)
 
 
-# Serial twins of the batch kernels: for small batches a thread-pool launch costs more
-# than the work (and stalls badly on a busy machine). The facade picks one by batch size.
-@njit(cache=True, error_model="numpy")
-def legal_mask_serial(bb, cells, marker, supply, info, seg, cfg, out):
-    """``legal_mask`` without the thread pool."""
-    for g in range(bb.shape[0]):
-        _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, out[g])
-
-
-@njit(cache=True, error_model="numpy")
-def random_actions_serial(bb, cells, marker, supply, info, rng, seg, cfg, out):
-    """``random_actions`` without the thread pool."""
-    for g in range(bb.shape[0]):
-        out[g] = _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg)
-
-
-@njit(cache=True, error_model="numpy")
-def step_serial(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, auto_reset, rew,
-                done):  # fmt: skip
-    """``step`` without the thread pool."""
-    P = cfg[2]
-    for g in range(bb.shape[0]):
-        for s in range(P):
-            rew[g, s] = 0.0
-        if info[g, I_PHASE] == PH_OVER:
-            done[g] = True
-            continue
-        _apply(g, actions[g], bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
-        done[g] = info[g, I_PHASE] == PH_OVER
-        if done[g] and auto_reset:
-            _reset_game(g, bb, cells, marker, supply, info, cfg)
-
-
-@njit(cache=True, error_model="numpy")
-def selfplay_serial(bb, cells, marker, supply, info, rng, hist, seg, cfg, steps, rew, stats):
-    """``selfplay`` without the thread pool."""
-    for g in range(bb.shape[0]):
-        for _ in range(steps):
-            a = _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg)
-            _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
-            if info[g, I_PHASE] == PH_OVER:
-                stats[g, 0] += 1
-                stats[g, 1] += rew[g, 0]
-                for s in range(cfg[2]):
-                    rew[g, s] = 0.0
-                _reset_game(g, bb, cells, marker, supply, info, cfg)
+selfplay_serial, selfplay = serial_and_parallel(_selfplay_loop, error_model="numpy")
 
 
 # --------------------------------------------------------------------------- observations
@@ -1036,18 +1000,13 @@ def _observe(g, seat, bb, cells, marker, supply, info, cfg, out):
     out[base_phase + 4] = info[g, I_REP] / 3.0
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def observe(bb, cells, marker, supply, info, cfg, seats, out):
+def _observe_loop(bb, cells, marker, supply, info, cfg, seats, out):
     """out[g] = observation planes of game g from seat seats[g]'s point of view."""
     for g in prange(bb.shape[0]):
         _observe(g, seats[g], bb, cells, marker, supply, info, cfg, out[g])
 
 
-@njit(cache=True, error_model="numpy")
-def observe_serial(bb, cells, marker, supply, info, cfg, seats, out):
-    """``observe`` without the thread pool."""
-    for g in range(bb.shape[0]):
-        _observe(g, seats[g], bb, cells, marker, supply, info, cfg, out[g])
+observe_serial, observe = serial_and_parallel(_observe_loop, error_model="numpy")
 
 
 # --------------------------------------------------------------------------- batch of one
