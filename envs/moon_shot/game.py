@@ -166,6 +166,34 @@ def _rank_target(scores: np.ndarray, target: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def _ending(
+    scores: np.ndarray,
+    last_landing: np.ndarray,
+    crackers: np.ndarray,
+    colonists: np.ndarray,
+    target_winners: np.ndarray,
+    last_round: bool,
+) -> tuple[int, np.ndarray]:
+    """(outcome, winners) of one game after a step; ONGOING while it goes on.
+
+    The endings in order of precedence: a crack (MS-15), a colony (MS-14), the target
+    score (MS-19), the last round (MS-16, ranked as after a colony by nobody). ``crackers``,
+    ``colonists`` and ``target_winners`` mark the players who caused each (none: no such
+    ending this step).
+    """
+    if crackers.any():
+        return CRACK_END, _rank_crack(scores, last_landing, crackers)
+    if colonists.any():
+        return COLONY_END, _rank_colony(scores, last_landing, colonists)
+    if target_winners.any():
+        return TARGET_END, target_winners
+    if last_round:
+        nobody = np.zeros(scores.shape[0], dtype=np.bool_)
+        return MAX_ROUNDS_END, _rank_colony(scores, last_landing, nobody)
+    return ONGOING, target_winners
+
+
+@njit(cache=True)
 def _turn_step(
     scores: np.ndarray,
     last_landing: np.ndarray,
@@ -198,20 +226,19 @@ def _turn_step(
             seat[i] = s + 1
         me = np.zeros(P, dtype=np.bool_)
         me[s] = True
-        if crack[i]:  # MS-11 / MS-15
-            win = _rank_crack(scores[i], last_landing[i], me)
-            outcome[i] = CRACK_END
-        elif colony[i]:  # MS-12 / MS-14
-            win = _rank_colony(scores[i], last_landing[i], me)
-            outcome[i] = COLONY_END
-        elif target_score > 0 and scores[i, s] >= target_score:  # MS-19: the shooter wins
-            win = me
-            outcome[i] = TARGET_END
-        elif rnd[i] >= max_rounds:  # MS-16: ranked as after a colony by nobody
-            win = _rank_colony(scores[i], last_landing[i], np.zeros(P, dtype=np.bool_))
-            outcome[i] = MAX_ROUNDS_END
-        else:
+        nobody = np.zeros(P, dtype=np.bool_)
+        reached = target_score > 0 and scores[i, s] >= target_score  # MS-19: the shooter wins
+        end, win = _ending(
+            scores[i],
+            last_landing[i],
+            me if crack[i] else nobody,  # MS-11 / MS-15
+            me if colony[i] else nobody,  # MS-12 / MS-14
+            me if reached else nobody,
+            rnd[i] >= max_rounds,
+        )
+        if end == ONGOING:
             continue
+        outcome[i] = end
         done[i] = True
         _final_rewards(win, rewards[i])
 
@@ -242,20 +269,20 @@ def _realtime_step(
                 last_landing[i, p] = turn[i]  # same step: equally recent
         turn[i] += 1
         rnd[i] += 1
-        if crack[i].any():  # MS-18 -> MS-15 with every cracker as "the cracker"
-            win = _rank_crack(scores[i], last_landing[i], crack[i])
-            outcome[i] = CRACK_END
-        elif colony[i].any():  # MS-18 -> MS-14 with every colonist as "the colonist"
-            win = _rank_colony(scores[i], last_landing[i], colony[i])
-            outcome[i] = COLONY_END
-        elif target_score > 0 and scores[i].max() >= target_score:  # MS-19
-            win = _rank_target(scores[i], target_score)
-            outcome[i] = TARGET_END
-        elif rnd[i] >= max_rounds:  # MS-16
-            win = _rank_colony(scores[i], last_landing[i], np.zeros(P, dtype=np.bool_))
-            outcome[i] = MAX_ROUNDS_END
-        else:
+        by_target = np.zeros(P, dtype=np.bool_)
+        if target_score > 0:  # MS-19, several at once: MS-18
+            by_target = _rank_target(scores[i], target_score)
+        end, win = _ending(
+            scores[i],
+            last_landing[i],
+            crack[i],  # MS-18 -> MS-15 with every cracker as "the cracker"
+            colony[i],  # MS-18 -> MS-14 with every colonist as "the colonist"
+            by_target,
+            rnd[i] >= max_rounds,
+        )
+        if end == ONGOING:
             continue
+        outcome[i] = end
         done[i] = True
         _final_rewards(win, rewards[i])
 
