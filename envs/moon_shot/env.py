@@ -250,8 +250,41 @@ def _seed_key(rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, np.iinfo(np.uint64).max, size=1, dtype=np.uint64, endpoint=True)
 
 
+class _SharedSetup:
+    """What the turn (AEC) and the realtime (Parallel) envs share: config, names, spaces."""
+
+    metadata: dict[str, Any]
+
+    def _setup(self, render_mode: str | None, params: PhysicsParams | None, **rules: Any) -> None:
+        self.config = MoonShotConfig(**rules, params=PhysicsParams() if params is None else params)
+        self.config.check_players()
+        modes = self.metadata["render_modes"]
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        P = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(P)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = observation_space(self.config)
+        act_space = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        self.agents: list[str] = []
+        self.state = game.new_games(1, P)
+        self.last_shot: Shots | None = None
+        self._rng = np.random.default_rng()
+        self._window: Any = None
+        self._shots_fired = 0  # replay key for human rendering
+
+    def observation_space(self, agent: str) -> spaces.Box:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Box:
+        return self.action_spaces[agent]
+
+
 # ----------------------------------------------------------------------------- AEC env
-class MoonShotEnv(AECEnv):
+class MoonShotEnv(_SharedSetup, AECEnv):
     """Turn-based Moon Shot (MS-1..MS-17, MS-19, MS-20) as a PettingZoo AEC env.
 
     See :mod:`envs.moon_shot_v0` for the reference page.
@@ -278,7 +311,9 @@ class MoonShotEnv(AECEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        self.config = MoonShotConfig(
+        self._setup(
+            render_mode,
+            params,
             num_players=num_players,
             noise=noise,
             close_tube=close_tube,
@@ -287,33 +322,8 @@ class MoonShotEnv(AECEnv):
             target_score=target_score,
             max_rounds=max_rounds,
             tube_distance=tube_distance,
-            params=PhysicsParams() if params is None else params,
         )
-        self.config.check_players()
-        modes = self.metadata["render_modes"]
-        if render_mode is not None and render_mode not in modes:
-            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
-        self.render_mode = render_mode
-        P = self.config.num_players
-        self.possible_agents = [f"player_{i}" for i in range(P)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = observation_space(self.config)
-        act_space = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
-        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
-        self.agents: list[str] = []
-        self.state = game.new_games(1, P)
-        self.last_shot: Shots | None = None
         self.last_shooter = -1
-        self._rng = np.random.default_rng()
-        self._window: Any = None
-        self._shots_fired = 0  # replay key for human rendering
-
-    def observation_space(self, agent: str) -> spaces.Box:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Box:
-        return self.action_spaces[agent]
 
     # -- PettingZoo API ------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -431,7 +441,7 @@ def make_env(**kwargs: Any) -> AECEnv:
 
 
 # ----------------------------------------------------------------------------- Parallel env
-class MoonShotParallelEnv(ParallelEnv):
+class MoonShotParallelEnv(_SharedSetup, ParallelEnv):
     """Realtime Moon Shot (MS-18) as a PettingZoo Parallel env: everybody shoots at once.
 
     Each player has their own tree and tube; all shots of a step go through one batched
@@ -459,7 +469,9 @@ class MoonShotParallelEnv(ParallelEnv):
         clip_actions: bool = False,
         render_mode: str | None = None,
     ) -> None:
-        self.config = MoonShotConfig(
+        self._setup(
+            render_mode,
+            params,
             num_players=num_players,
             noise=noise,
             close_tube=close_tube,
@@ -468,33 +480,8 @@ class MoonShotParallelEnv(ParallelEnv):
             target_score=target_score,
             max_rounds=max_rounds,
             tube_distance=tube_distance,
-            params=PhysicsParams() if params is None else params,
         )
-        self.config.check_players()
-        modes = self.metadata["render_modes"]
-        if render_mode is not None and render_mode not in modes:
-            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
-        self.render_mode = render_mode
         self.clip_actions = bool(clip_actions)
-        P = self.config.num_players
-        self.possible_agents = [f"player_{i}" for i in range(P)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = observation_space(self.config)
-        act_space = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
-        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
-        self.agents: list[str] = []
-        self.state = game.new_games(1, P)
-        self.last_shot: Shots | None = None
-        self._rng = np.random.default_rng()
-        self._window: Any = None
-        self._shots_fired = 0  # replay key for human rendering
-
-    def observation_space(self, agent: str) -> spaces.Box:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Box:
-        return self.action_spaces[agent]
 
     def _observations(self) -> dict[str, np.ndarray]:
         P = self.config.num_players
