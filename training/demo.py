@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--agents", default=None, help="comma-separated ladder entrants besides the policy"
     )
+    p.add_argument(
+        "--obs",
+        choices=["planes", "lookahead"],
+        default=None,
+        help="the policy's input (arena train --obs); Proteus: lookahead, others: planes",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of training and ladder (0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p
@@ -87,8 +93,16 @@ def main(argv: list[str] | None = None) -> int:
     train_dir = out / "train"
     if args.minutes < 0:
         parser.error(f"--minutes must be >= 0, got {args.minutes}")
+    obs = args.obs or ("lookahead" if args.game == "proteus" else "planes")
+    if obs == "lookahead" and args.game != "proteus":
+        parser.error(f"--obs lookahead exists for proteus only, not {args.game}")
     cfg = TrainConfig(
-        game=args.game, steps=steps, seed=args.seed, out=str(train_dir), time_limit=args.minutes
+        game=args.game,
+        steps=steps,
+        seed=args.seed,
+        out=str(train_dir),
+        time_limit=args.minutes,
+        obs=obs,
     )
     if args.game == "moon_shot":
         # the ladder plays 2-player Moon Shot: train against opponents in that game

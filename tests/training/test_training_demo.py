@@ -23,11 +23,24 @@ def test_demo_trains_runs_the_ladder_prints_the_table_and_writes_plots(
     plots = sorted(p.name for p in (out / "plots").glob("*.png"))
     assert len(plots) == 2
     assert (out / "train" / "model.zip").exists()
+    from agents.policy import PolicyAgent
+
+    # Proteus demo policies read the lookahead flags (docs/training.md)
+    assert PolicyAgent.load(out / "train", game="proteus").needs_context
     assert (out / "ladder.sqlite").exists()
 
 
-def test_demo_rejects_bad_budget(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--steps", "0"], "--steps must be >= 1"),
+        (["--game", "virus_fight", "--obs", "lookahead"], "lookahead exists for proteus only"),
+    ],
+)
+def test_demo_rejects_bad_arguments(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exc:
-        main(["--steps", "0"])
+        main(argv)
     assert exc.value.code == 2
-    assert "--steps must be >= 1" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
