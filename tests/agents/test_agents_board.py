@@ -19,7 +19,7 @@ from agents.rollout import random_playout
 from agents.virus_fight_heuristic import VirusFightHeuristicAgent
 from envs.proteus.batch import ProteusBatch
 from envs.virus_fight.batch import VirusFightBatch
-from tests.agents.ttt_game import TicTacToe
+from tests.tictactoe import TicTacToe
 from training.ladder import IllegalActionError, TurnBasedRunner
 
 

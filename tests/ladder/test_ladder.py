@@ -10,7 +10,7 @@ import pytest
 
 from agents.mcts import MCTSAgent
 from agents.random_agent import RandomAgent
-from tests.agents.ttt_game import TicTacToe
+from tests.tictactoe import TicTacToe
 from training import ladder
 from training.ladder import TurnBasedRunner, plan_combinations, run_ladder, seatings_of
 from training.ratings import MatchRecord, compute_ratings, ranks_from_results

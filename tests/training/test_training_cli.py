@@ -13,7 +13,7 @@ import pytest
 
 from training.train import TrainConfig, main, train
 
-TTT = "tests.training.tictactoe:TicTacToe"
+TTT = "tests.tictactoe:TicTacToe"
 TINY = ["--n-envs", "8", "--n-steps", "16", "--batch-size", "64", "--n-epochs", "1", "--net", "32"]
 
 
@@ -149,7 +149,7 @@ def test_first_rollout_actions_reproducible_under_a_seed() -> None:
     from sb3_contrib import MaskablePPO
 
     from agents.random_agent import RandomAgent
-    from tests.training.tictactoe import TicTacToe
+    from tests.tictactoe import TicTacToe
     from training.opponents import OpponentPool
     from training.vec_env import SelfPlayVecEnv
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from agents.policy import PolicyAgent
-from tests.training.tictactoe import TicTacToe
+from tests.tictactoe import TicTacToe
 from training.opponents import SnapshotAgent
 from training.train import TrainConfig, train
 
-TTT = "tests.training.tictactoe:TicTacToe"
+TTT = "tests.tictactoe:TicTacToe"
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_plays_real_games_of_the_facade_legally(model_dir: Path) -> None:
         seats = game.current_player(sub)
         actions = agent.act(game.observe(sub, seats), game.legal_mask(sub))
         game.step(sub, actions)  # the facade raises on an illegal action
-        for name in ("board", "to_move", "over", "key"):
+        for name in ("board", "player", "over", "key", "episode"):
             getattr(state, name)[live] = getattr(sub, name)
 
 
@@ -93,7 +93,7 @@ def test_clear_errors(model_dir: Path, tmp_path: Path) -> None:
         agent.act(np.zeros((2, 2, 3, 3), np.float32), None)
     with pytest.raises(FileNotFoundError, match="no trained model"):
         PolicyAgent.load(tmp_path / "nothing")
-    with pytest.raises(ValueError, match="trained on tests.training"):
+    with pytest.raises(ValueError, match="trained on tests.tictactoe:TicTacToe, not proteus"):
         PolicyAgent.load(model_dir, game="proteus")
 
 
@@ -101,7 +101,7 @@ def test_registry_policy_name_reaches_policy_agent_load(model_dir: Path) -> None
     from agents.registry import make_agent
 
     # the registry's policy:PATH goes through PolicyAgent.load, which checks the game
-    with pytest.raises(ValueError, match="trained on tests.training"):
+    with pytest.raises(ValueError, match="trained on tests.tictactoe:TicTacToe, not proteus"):
         make_agent("proteus", f"policy:{model_dir}")
 
 

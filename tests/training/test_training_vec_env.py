@@ -13,7 +13,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 
 from agents.base import ActContext, Agent
 from agents.random_agent import RandomAgent
-from tests.training.tictactoe import TicTacToe
+from tests.tictactoe import TicTacToe
 from training.opponents import OpponentPool, parse_opponents
 from training.vec_env import SelfPlayVecEnv, put
 
@@ -105,7 +105,7 @@ def test_non_final_steps_give_zero_and_no_terminal_observation() -> None:
     assert "terminal_observation" not in infos[0]
     assert infos[0]["TimeLimit.truncated"] is False
     # the opponent's answer (cell 0) was played inside the step
-    assert env.state.board[0].tolist() == [2, 0, 0, 0, 1, 0, 0, 0, 0]
+    assert env.state.board[0].tolist() == [1, -1, -1, -1, 0, -1, -1, -1, -1]  # O a3, X b2
 
 
 def test_masks_are_the_learner_seat_legal_moves_and_reach_maskable_ppo() -> None:

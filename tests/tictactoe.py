@@ -1,10 +1,13 @@
-"""A tiny tic-tac-toe BatchGame (test-only) for the game-agnostic agent and ladder code.
+"""A tiny tic-tac-toe BatchGame (test-only) for the game-agnostic agent, ladder and training
+code, so that layer can be tested before and apart from the real games.
 
 It follows envs/core/batch.py exactly: a dataclass of numpy arrays with a leading batch
 axis, per-game RNG keys derived from (seed, i), rewards +1/-1/0 in the step that ends a
 game, optional auto-reset. Written in vectorised numpy (no Numba needed for a test game).
 An optional ``num_players`` > 2 gives a "last man standing" variant used to test per-seat
 value backup and multi-player ladders: the seat that completes a line wins, the others lose.
+Observations: one plane per seat, the observer's stones first, then the others in seat
+order.
 """
 
 from __future__ import annotations
@@ -40,18 +43,18 @@ class TTTState:
 
 
 class TicTacToe:
-    """BatchGame protocol implementation (num_players 2 or 3; 3 seats play on a 4x4 line-3 board is
-    overkill, so a 3-player game here simply cycles seats on the same 3x3 board)."""
+    """BatchGame protocol implementation (num_players 2 or 3: three seats simply take turns
+    on the same 3x3 board)."""
 
     name = "tictactoe"
     num_actions = 9
-    obs_shape = (3, 3, 3)
+    obs_shape = (2, 3, 3)
 
     def __init__(self, num_players: int = 2) -> None:
         if num_players not in (2, 3):
             raise ValueError(f"tictactoe supports 2 or 3 players, got {num_players}")
         self.num_players = num_players
-        self.obs_shape = (num_players + 1, 3, 3)
+        self.obs_shape = (num_players, 3, 3)
 
     def init(self, batch_size: int, seed: int) -> TTTState:
         idx = np.arange(batch_size, dtype=np.uint64)
@@ -67,6 +70,16 @@ class TicTacToe:
             key=key,
             episode=np.zeros(batch_size, np.int64),
         )
+
+    def from_boards(self, boards: list[str]) -> TTTState:
+        """Two-player positions from 9-char strings ('x' seat 0, 'o' seat 1, '.' empty);
+        X is to move when the counts are equal."""
+        state = self.init(len(boards), 0)
+        for i, text in enumerate(boards):
+            cells = np.array([".xo".index(c) - 1 for c in text], np.int8)
+            state.board[i] = cells
+            state.player[i] = int((cells == 0).sum() > (cells == 1).sum())
+        return state
 
     def copy(self, state: TTTState) -> TTTState:
         return TTTState(*(np.array(getattr(state, f)) for f in state.__dataclass_fields__))
@@ -125,9 +138,8 @@ class TicTacToe:
     def observe(self, state: TTTState, seats: np.ndarray) -> np.ndarray:
         seats = np.asarray(seats, np.int64)
         b = state.board.shape[0]
-        planes = np.zeros((b, self.num_players + 1, 9), np.float32)
+        planes = np.zeros((b, self.num_players, 9), np.float32)
         for k in range(self.num_players):
             rel = (seats + k) % self.num_players  # own stones first
             planes[:, k] = state.board == rel[:, None]
-        planes[:, self.num_players] = state.board < 0
         return planes.reshape(b, *self.obs_shape)
