@@ -636,10 +636,9 @@ def _count_key(hist, b, n, key):
 
 
 @njit(cache=True)
-def _reset_game(
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng, b
-):
+def _reset_game(S, b):
     """PR-8: empty board, everything in the pool / in hand, BLACK to move (PR-4)."""
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     tiles[b] = 0
     tsq[b] = EMPTY_TSQ
     pieces[b] = EMPTY_PIECES
@@ -754,24 +753,9 @@ def _end_turn(hist, b, n, key, placement, winner, t_now, max_t):
 
 
 @njit(cache=True)
-def _apply_one(
-    tiles,
-    tsq,
-    pieces,
-    pat,
-    bb,
-    act,
-    player,
-    turn,
-    max_turns,
-    hist,
-    hist_len,
-    status,
-    rng,
-    b,
-    action,
-):
+def _apply_one(S, b, action):
     """Apply legal ``action`` to game ``b`` and finish the turn (PR-13, PR-16, PR-17)."""
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     p = np.int64(player[b])
     tw, ts, pcs, pw, w, a, placement = _transition(
         action, p, tiles[b], tsq[b], pieces[b], pat[b], bb[b], act[b]
@@ -810,25 +794,9 @@ def _rewards_of(status, b, rewards):
 
 
 @njit(cache=True)
-def _observe_one(
-    tiles,
-    tsq,
-    pieces,
-    pat,
-    bb,
-    act,
-    player,
-    turn,
-    max_turns,
-    hist,
-    hist_len,
-    status,
-    rng,
-    seats,
-    out,
-    b,
-):
+def _observe_one(S, seats, out, b):
     """Planes of game ``b`` from ``seats[b]``'s point of view (see :func:`observe`)."""
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     me = np.int64(seats[b])
     o = out[b]
     tw = tiles[b]
@@ -886,24 +854,8 @@ SINGLE_THREAD_MIN_BATCH = 64
 
 
 def _reset_loop(S):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    for b in prange(tiles.shape[0]):
-        _reset_game(
-            tiles,
-            tsq,
-            pieces,
-            pat,
-            bb,
-            act,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            rng,
-            b,
-        )
+    for b in prange(S[0].shape[0]):
+        _reset_game(S, b)
 
 
 _reset_ser, _reset_par = serial_and_parallel(_reset_loop)
@@ -936,119 +888,35 @@ _random_ser, _random_par = serial_and_parallel(_random_loop)
 
 
 @njit(cache=True)
-def _step_one(
-    tiles,
-    tsq,
-    pieces,
-    pat,
-    bb,
-    act,
-    player,
-    turn,
-    max_turns,
-    hist,
-    hist_len,
-    status,
-    rng,
-    b,
-    action,
-    auto_reset,
-    rewards,
-    done,
-):
+def _step_one(S, b, action, auto_reset, rewards, done):
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     rewards[b, 0] = 0.0
     rewards[b, 1] = 0.0
     if status[b] != 0:
         done[b] = True
         return
-    _apply_one(
-        tiles,
-        tsq,
-        pieces,
-        pat,
-        bb,
-        act,
-        player,
-        turn,
-        max_turns,
-        hist,
-        hist_len,
-        status,
-        rng,
-        b,
-        action,
-    )
+    _apply_one(S, b, action)
     if status[b] != 0:
         done[b] = True
         _rewards_of(status, b, rewards)
         if auto_reset:
-            _reset_game(
-                tiles,
-                tsq,
-                pieces,
-                pat,
-                bb,
-                act,
-                player,
-                turn,
-                max_turns,
-                hist,
-                hist_len,
-                status,
-                rng,
-                b,
-            )
+            _reset_game(S, b)
     else:
         done[b] = False
 
 
 def _step_loop(S, actions, auto_reset, rewards, done):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    for b in prange(tiles.shape[0]):
-        _step_one(
-            tiles,
-            tsq,
-            pieces,
-            pat,
-            bb,
-            act,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            rng,
-            b,
-            np.int64(actions[b]),
-            auto_reset,
-            rewards,
-            done,
-        )
+    for b in prange(S[0].shape[0]):
+        _step_one(S, b, np.int64(actions[b]), auto_reset, rewards, done)
 
 
 _step_ser, _step_par = serial_and_parallel(_step_loop)
 
 
 @njit(cache=True)
-def _selfplay_one(
-    tiles,
-    tsq,
-    pieces,
-    pat,
-    bb,
-    act,
-    player,
-    turn,
-    max_turns,
-    hist,
-    hist_len,
-    status,
-    rng,
-    b,
-    n_steps,
-):
+def _selfplay_one(S, b, n_steps):
     """n_steps random legal actions of game ``b`` (auto-reset), its words kept in registers."""
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     tw = tiles[b]
     ts = tsq[b]
     pcs = pieces[b]
@@ -1098,26 +966,9 @@ def _selfplay_one(
 
 
 def _selfplay_loop(S, n_steps):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     finished = 0
-    for b in prange(tiles.shape[0]):
-        finished += _selfplay_one(
-            tiles,
-            tsq,
-            pieces,
-            pat,
-            bb,
-            act,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            rng,
-            b,
-            n_steps,
-        )
+    for b in prange(S[0].shape[0]):
+        finished += _selfplay_one(S, b, n_steps)
     return finished
 
 
@@ -1125,26 +976,8 @@ _selfplay_ser, _selfplay_par = serial_and_parallel(_selfplay_loop)
 
 
 def _observe_loop(S, seats, out):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    for b in prange(tiles.shape[0]):
-        _observe_one(
-            tiles,
-            tsq,
-            pieces,
-            pat,
-            bb,
-            act,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            rng,
-            seats,
-            out,
-            b,
-        )
+    for b in prange(S[0].shape[0]):
+        _observe_one(S, seats, out, b)
 
 
 _observe_ser, _observe_par = serial_and_parallel(_observe_loop)
@@ -1258,46 +1091,12 @@ def _env_refresh(S, mask, obs, seats):
     _fill_mask(tiles, tsq, pieces, bb, act, player, status, 0, mask[0])
     for seat in range(2):
         seats[0] = seat
-        _observe_one(
-            tiles,
-            tsq,
-            pieces,
-            pat,
-            bb,
-            act,
-            player,
-            turn,
-            max_turns,
-            hist,
-            hist_len,
-            status,
-            rng,
-            seats,
-            obs[seat : seat + 1],
-            0,
-        )
+        _observe_one(S, seats, obs[seat : seat + 1], 0)
 
 
 @njit(cache=True)
 def _env_step(S, action, mask, obs, seats):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    _apply_one(
-        tiles,
-        tsq,
-        pieces,
-        pat,
-        bb,
-        act,
-        player,
-        turn,
-        max_turns,
-        hist,
-        hist_len,
-        status,
-        rng,
-        0,
-        action,
-    )
+    _apply_one(S, 0, action)
     _env_refresh(S, mask, obs, seats)
 
 
