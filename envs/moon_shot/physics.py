@@ -489,6 +489,22 @@ def _friction_move(P: np.ndarray, tab: np.ndarray, st: np.ndarray, k: int, h: fl
 # --------------------------------------------------------------------------- contacts (MS-8)
 
 
+@njit(inline="always", **NO_REFCOUNT)
+def _contact_body(
+    P: np.ndarray, st: np.ndarray, i: int, cx: float, cy: float
+) -> tuple[float, float, float, float, float, float]:
+    """Body ``i`` at contact point (cx, cy): inverse mass, inverse inertia, lever arm and the
+    contact point's velocity; all zero for a static wall (i = -1)."""
+    if i < 0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    base = I_PIECE0 + i * PIECE_STRIDE
+    rx = cx - st[i, SX]
+    ry = cy - st[i, SY]
+    vx = st[i, SVX] - st[i, SOM] * ry
+    vy = st[i, SVY] + st[i, SOM] * rx
+    return 1.0 / P[base + PK_M], 1.0 / P[base + PK_I], rx, ry, vx, vy
+
+
 @njit(**NO_REFCOUNT)
 def _apply_contact(
     P: np.ndarray,
@@ -504,36 +520,8 @@ def _apply_contact(
 ) -> None:
     """Impulse with restitution e and Coulomb contact friction between bodies ia and ib
     (index -1 = static wall), normal (nx, ny) from a to b; then push them apart."""
-    if ia >= 0:
-        ba = I_PIECE0 + ia * PIECE_STRIDE
-        ima = 1.0 / P[ba + PK_M]
-        iia = 1.0 / P[ba + PK_I]
-        rax = cx - st[ia, SX]
-        ray = cy - st[ia, SY]
-        vax = st[ia, SVX] - st[ia, SOM] * ray
-        vay = st[ia, SVY] + st[ia, SOM] * rax
-    else:
-        ima = 0.0
-        iia = 0.0
-        rax = 0.0
-        ray = 0.0
-        vax = 0.0
-        vay = 0.0
-    if ib >= 0:
-        bb = I_PIECE0 + ib * PIECE_STRIDE
-        imb = 1.0 / P[bb + PK_M]
-        iib = 1.0 / P[bb + PK_I]
-        rbx = cx - st[ib, SX]
-        rby = cy - st[ib, SY]
-        vbx = st[ib, SVX] - st[ib, SOM] * rby
-        vby = st[ib, SVY] + st[ib, SOM] * rbx
-    else:
-        imb = 0.0
-        iib = 0.0
-        rbx = 0.0
-        rby = 0.0
-        vbx = 0.0
-        vby = 0.0
+    ima, iia, rax, ray, vax, vay = _contact_body(P, st, ia, cx, cy)
+    imb, iib, rbx, rby, vbx, vby = _contact_body(P, st, ib, cx, cy)
     rvx = vbx - vax
     rvy = vby - vay
     vn = rvx * nx + rvy * ny
