@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from envs.core.fast_wrappers import make_fast_env
 from envs.core.turn_based import TurnBasedEnv, make_env
 from envs.proteus import kernel as K
 from envs.proteus import notation
@@ -118,73 +117,9 @@ class ProteusEnv(TurnBasedEnv):
 
 
 # ----------------------------------------------------------------------------- env()
-#
-# env() is PettingZoo classic's wrapper stack (TerminateIllegalWrapper(-1) ->
-# AssertOutOfBoundsWrapper -> OrderEnforcingWrapper, as ``envs.core.turn_based.make_env``
-# builds it), with one change that keeps the behaviour: the bookkeeping attributes every
-# step reads (agent_selection, terminations, ...) are read straight from the raw env
-# instead of through a chain of ``__getattr__`` forwards, and an in-range ``int`` action
-# skips gymnasium's slow ``Discrete.contains``. That chain cost more than the game itself.
-
-_HOT = (
-    "agent_selection",
-    "agents",
-    "terminations",
-    "truncations",
-    "rewards",
-    "infos",
-    "_cumulative_rewards",
-    "num_agents",
-    "possible_agents",
-)
-_GUARDED = {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents"}
-_GUARDED.add("agents")
-
-
-def _direct(name: str, guarded: bool) -> property:
-    if guarded and name in _GUARDED:
-
-        def get_guarded(self: Any) -> Any:
-            if not self._has_reset:
-                raise AttributeError(f"{name} cannot be accessed before reset")
-            return getattr(self._raw, name)
-
-        return property(get_guarded)
-
-    def get(self: Any) -> Any:
-        return getattr(self._raw, name)
-
-    return property(get)
-
-
-def _fast(cls: type, guarded: bool = False) -> type:
-    ns = {name: _direct(name, guarded) for name in _HOT}
-    return type(f"Fast{cls.__name__}", (cls,), ns)
-
-
-_TerminateIllegal = _fast(wrappers.TerminateIllegalWrapper)
-_OrderEnforcing = _fast(wrappers.OrderEnforcingWrapper, guarded=True)
-
-
-class _AssertOutOfBounds(_fast(wrappers.AssertOutOfBoundsWrapper)):  # type: ignore[misc]
-    def step(self, action: Any) -> None:
-        if type(action) is int and 0 <= action < NUM_ACTIONS:
-            wrappers.BaseWrapper.step(self, action)
-        else:
-            super().step(action)
-
-
-def env(**kwargs: Any) -> AECEnv:
-    """``raw_env`` wrapped as PettingZoo classic envs are (an illegal move loses with -1)."""
-    raw = ProteusEnv(**kwargs)
-    wrapped: Any = _TerminateIllegal(raw, illegal_reward=-1)
-    wrapped.__dict__["_raw"] = raw
-    wrapped = _AssertOutOfBounds(wrapped)
-    wrapped.__dict__["_raw"] = raw
-    wrapped = _OrderEnforcing(wrapped)
-    wrapped.__dict__["_raw"] = raw
-    return wrapped
-
+# PettingZoo classic's wrapper stack with direct attribute reads (envs/core/fast_wrappers.py);
+# ``reference_env`` is the plain stack, for comparison.
 
 raw_env = ProteusEnv
+env = make_fast_env(raw_env)
 reference_env = make_env(raw_env)  # the plain wrapper stack, for comparison

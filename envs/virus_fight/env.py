@@ -63,9 +63,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from envs.core.fast_wrappers import make_fast_env
 from envs.core.turn_based import TurnBasedEnv
 from envs.virus_fight import kernel as K
 from envs.virus_fight import notation, position, render
@@ -200,86 +199,5 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
 
 
 # ---------------------------------------------------------------------------- env()
-# The wrapper stack of ``envs.core.turn_based.make_env`` (PettingZoo classic's
-# TerminateIllegalWrapper(-1), AssertOutOfBoundsWrapper, OrderEnforcingWrapper), with one
-# change for speed: the attributes read on every move are forwarded by properties instead
-# of ``BaseWrapper.__getattr__`` (which runs only after a failed lookup, three times per
-# read through three wrappers). Behaviour is unchanged, including OrderEnforcingWrapper's
-# AttributeError before reset.
-_HOT = (
-    "agent_selection",
-    "agents",
-    "rewards",
-    "terminations",
-    "truncations",
-    "infos",
-    "_cumulative_rewards",
-)
-_GUARDED = {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents"}
-
-
-def _forward(name: str) -> property:
-    def get(self: Any) -> Any:
-        return getattr(self._raw, name)  # wrappers never shadow these: read the raw env
-
-    return property(get)
-
-
-def _forward_after_reset(name: str) -> property:
-    def get(self: Any) -> Any:
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
-
-    return property(get)
-
-
-def _fast(cls: type, guarded: bool = False) -> type:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
-        cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
-        self._raw = self.env.unwrapped
-
-    attrs: dict[str, Any] = {
-        name: (_forward_after_reset(name) if guarded and name in _GUARDED else _forward(name))
-        for name in _HOT
-    }
-    attrs["__init__"] = __init__
-    attrs["__doc__"] = cls.__doc__
-    return type(cls.__name__, (cls,), attrs)
-
-
-class _AssertOutOfBoundsFast(wrappers.AssertOutOfBoundsWrapper):
-    """AssertOutOfBoundsWrapper with the Discrete check written out (same acceptance as
-    ``Discrete.contains``: Python ints and 0-d integer numpy values inside the range)."""
-
-    def step(self, action: Any) -> None:
-        raw = self._raw
-        agent = raw.agent_selection
-        if action is None:
-            ok = raw.terminations[agent] or raw.truncations[agent]
-        elif isinstance(action, int):
-            ok = 0 <= action < raw.num_actions
-        elif isinstance(action, (np.generic, np.ndarray)):
-            ok = (
-                np.issubdtype(action.dtype, np.integer)
-                and action.shape == ()
-                and 0 <= int(action) < raw.num_actions
-            )
-        else:
-            ok = False
-        assert ok, "action is not in action space"
-        self.env.step(action)
-
-
-_TerminateIllegal = _fast(wrappers.TerminateIllegalWrapper)
-_AssertOutOfBounds = _fast(_AssertOutOfBoundsFast)
-_OrderEnforcing = _fast(wrappers.OrderEnforcingWrapper, guarded=True)
-
-
-def env(**kwargs: Any) -> AECEnv:
-    """``raw_env`` wrapped as PettingZoo classic envs are (an illegal move ends the game
-    with -1 for the mover; out-of-space actions assert; call order is enforced)."""
-    wrapped: AECEnv = raw_env(**kwargs)
-    wrapped = _TerminateIllegal(wrapped, illegal_reward=-1)
-    wrapped = _AssertOutOfBounds(wrapped)
-    return _OrderEnforcing(wrapped)
+# PettingZoo classic's wrapper stack with direct attribute reads (envs/core/fast_wrappers.py).
+env = make_fast_env(raw_env)
