@@ -7,8 +7,8 @@ get probability 0 before the argmax or the draw. Moon Shot: the Gaussian policy 
 (mean when deterministic) or SAC's squashed actor, clipped to [-1, 1].
 
 A Proteus policy trained with ``--obs lookahead`` reads the lookahead facade's
-observations (``envs.proteus.lookahead``); loaded with ``game="proteus"`` it asks for the
-``ActContext`` and computes them itself from the game state, so ladders, evaluation and
+observations (``envs.proteus.lookahead``); loaded (with ``game="proteus"`` or no game) it
+asks for the ``ActContext`` and computes them itself from the game state, so ladders, evaluation and
 play hand it the usual facade.
 
 Stochastic play draws from the agent's own ``numpy`` generator (``reset(seed)``), not
@@ -114,7 +114,7 @@ class PolicyAgent(Agent):
         custom = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.2}
         model = algo.load(zip_path, device="cpu", custom_objects=custom)
         agent = cls(model.policy, deterministic, seed=seed, name=f"policy:{zip_path}", model=model)
-        if game == "proteus":
+        if game in (None, "proteus"):
             from envs.proteus.lookahead import ProteusLookaheadBatch
 
             if agent.obs_shape == ProteusLookaheadBatch.obs_shape:  # trained with --obs lookahead

@@ -58,6 +58,7 @@ def test_trained_run_is_an_action_feature_policy_with_its_flags(run_dir: Path) -
     assert agent.policy.n_flags == N_FLAGS
     assert agent.obs_shape == ProteusLookaheadBatch.obs_shape == (315 + N_FLAGS * NUM_ACTIONS,)
     assert agent.needs_context  # it makes its observations from the state
+    assert PolicyAgent.load(run_dir / "model.zip").needs_context  # recognised without game=
     weights = agent.policy.action_net.flag_weight.detach().numpy()
     assert np.all(weights != 0.0)  # the shared weights were trained (they start at 0)
 
