@@ -73,7 +73,7 @@ def batch_axes(game: Any, state: Any) -> dict[str, int | None]:
     """Per field of a dataclass state, the axis that indexes games (None: not per game).
 
     Found once per state type by asking the facade itself: ``take(state, [0, 0])`` doubles
-    the batch axis of every per-game array (Proteus keeps its history as (H, B), for one).
+    the batch axis of every per-game array (an entry-major (H, B) array included).
     """
     key = type(state)
     if key not in _AXES:

@@ -145,7 +145,6 @@ def main(argv: list[str] | None = None) -> int:
         from training.games import make_batch_game
         from training.ladder import TurnBasedRunner
 
-        # the ladder's own runner, over the layout-safe facade proxy (training.games)
         runner = TurnBasedRunner(make_batch_game(args.game, 2), config="players=2")
     ladder = run_ladder(
         args.game,

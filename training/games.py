@@ -8,63 +8,13 @@ facade this way).
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import inspect
 from typing import Any
 
-import numpy as np
-
 BOARD_GAMES = ("proteus", "virus_fight")
 CONTINUOUS_GAMES = ("moon_shot",)
 PLAYERS = {"proteus": (2,), "virus_fight": (2, 3, 4), "moon_shot": tuple(range(1, 9))}
-
-
-def take_by_axis(state: Any, index: np.ndarray) -> Any:
-    """Gather games ``index`` from a dataclass state, each array along its batch axis.
-
-    The batch size B is the first field's leading dimension; an array whose only axis of
-    size B is not the first (an entry-major history, (H, B)) is gathered along that axis.
-    """
-    index = np.asarray(index, np.int64)
-    names = [f.name for f in dataclasses.fields(state)]
-    batch = None
-    values: dict[str, Any] = {}
-    for name in names:
-        arr = getattr(state, name)
-        if not isinstance(arr, np.ndarray) or arr.ndim == 0:
-            values[name] = arr
-            continue
-        if batch is None:
-            batch = arr.shape[0]
-        axes = [ax for ax in range(arr.ndim) if arr.shape[ax] == batch]
-        if not axes:
-            raise ValueError(
-                f"field {name!r} of shape {arr.shape} has no batch axis of size {batch}"
-            )
-        values[name] = np.ascontiguousarray(np.take(arr, index, axis=axes[0]))
-    return type(state)(**values)
-
-
-class LayoutSafeGame:
-    """A facade proxy whose ``take`` survives a facade that gathers a non-leading batch axis
-    wrongly: Proteus's ``KernelState.take`` (with its (H, B) history) raises IndexError for
-    game indices >= H = max_turns + 1, which search agents (the heuristic) reach when they
-    expand many candidates. Everything else is the wrapped facade's own code."""
-
-    def __init__(self, game: Any) -> None:
-        self._game = game
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._game, name)
-
-    def take(self, state: Any, index: np.ndarray) -> Any:
-        try:
-            return self._game.take(state, index)
-        except IndexError:
-            if not dataclasses.is_dataclass(state):
-                raise
-            return take_by_axis(state, index)
 
 
 def _construct(cls: Any, players: int) -> Any:
@@ -90,7 +40,7 @@ def make_batch_game(name: str, players: int = 2, obs: str = "planes") -> Any:
             raise ValueError(f"proteus is played by 2 players, not {players}")
         from envs.proteus.lookahead import ProteusLookaheadBatch
 
-        return LayoutSafeGame(ProteusLookaheadBatch())
+        return ProteusLookaheadBatch()
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:
@@ -116,4 +66,4 @@ def make_batch_game(name: str, players: int = 2, obs: str = "planes") -> Any:
         raise ValueError(f"{name} has no batch facade yet (envs/{name}/batch.py): {exc}") from None
     if int(game.num_players) != players:
         raise ValueError(f"{name}'s facade has {game.num_players} players, not {players}")
-    return LayoutSafeGame(game)
+    return game

@@ -48,7 +48,7 @@ def put(state: Any, index: np.ndarray, sub: Any) -> None:
     The inverse of ``game.take`` for any state that is a dataclass (or plain object) of
     numpy arrays. The batch axis of each array is found from the shapes (the axis where
     ``state`` has B entries and ``sub`` has ``len(index)``, all other axes equal), so an
-    entry-major array such as Proteus's (H, B) history works as well as (B, ...) ones.
+    entry-major array, (H, B), works as well as (B, ...) ones.
     """
     index = np.asarray(index, np.int64)
     if dataclasses.is_dataclass(state):

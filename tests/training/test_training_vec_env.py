@@ -236,27 +236,3 @@ def test_put_scatters_batch_major_and_entry_major_fields() -> None:
     assert full.hist[:, 4].tolist() == [1, 3, 5] and full.hist[:, 1].tolist() == [2, 4, 6]
     with pytest.raises(ValueError, match="cannot scatter field 'hist'"):
         put(full, np.array([0, 1]), S(np.zeros(2), np.zeros((4, 2))))
-
-
-def test_layout_safe_take_gathers_entry_major_fields_when_the_facade_fails() -> None:
-    from dataclasses import dataclass
-
-    from training.games import LayoutSafeGame, take_by_axis
-
-    @dataclass
-    class S:
-        a: np.ndarray  # (B,)
-        hist: np.ndarray  # (H, B)
-
-    class Broken:
-        num_players = 2
-
-        def take(self, state: S, index: np.ndarray) -> S:  # gathers hist along H: wrong
-            return S(state.a[index], state.hist[index][:, index])
-
-    state = S(np.arange(6.0), np.arange(12.0).reshape(2, 6))
-    sub = LayoutSafeGame(Broken()).take(state, np.array([5, 2]))
-    assert sub.a.tolist() == [5.0, 2.0]
-    assert sub.hist.tolist() == [[5.0, 2.0], [11.0, 8.0]]
-    assert take_by_axis(state, np.array([0])).hist.tolist() == [[0.0], [6.0]]
-    assert LayoutSafeGame(Broken()).num_players == 2
