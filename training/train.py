@@ -3,7 +3,8 @@
 Board games (Proteus, Virus Fight with 2-4 players) train sb3-contrib's MaskablePPO on a
 :class:`training.vec_env.SelfPlayVecEnv` (many games per batched kernel call, opponents
 from a pool of the learner's frozen snapshots and baseline agents, acting inside the
-env step). Moon Shot trains PPO on continuous shots (:mod:`training.moon_shot`).
+env step). ``--obs lookahead`` (Proteus) adds per-action lookahead flags to the learner's
+input, read by ``agents.networks.ActionFeaturePolicy``. Moon Shot trains PPO on continuous shots (:mod:`training.moon_shot`).
 
 Run directory (``--out``, default ``runs/GAME``)::
 
@@ -24,6 +25,7 @@ Examples::
 
     arena train proteus --steps 2000000
     arena train proteus --steps 4000000 --resume
+    arena train proteus --obs lookahead --time-limit 30 --opponents self:0.4,random:0.1,heuristic:0.5
     arena train virus_fight --players 3 --opponents self:0.7,random:0.1,heuristic:0.2
     arena train moon_shot --steps 300000
 """
