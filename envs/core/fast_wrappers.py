@@ -11,7 +11,7 @@
   goes through the wrapper's own check.
 
 Measured on Proteus and Virus Fight, the forwarding chain cost more than the game; with
-these wrappers ``env()`` runs at 2.2-2.3x ``tictactoe_v3.env()`` (docs/benchmarks.md).
+these wrappers ``env()`` runs at 2.2-2.4x ``tictactoe_v3.env()`` (docs/benchmarks.md).
 PettingZoo's ``api_test`` and the illegal-move tests run on the result.
 """
 
