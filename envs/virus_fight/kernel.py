@@ -79,8 +79,9 @@ def num_actions(n: int) -> int:
     return cells * cells + 14 * cells + 1
 
 
+@njit(cache=True)
 def action_offsets(n: int) -> tuple[int, int, int, int, int]:
-    """(put, move, erase, marker, pass) offsets of the action encoding."""
+    """(put, move, erase, marker, pass) offsets of the action encoding (kernels use it too)."""
     cells = n * n
     return (
         0,
@@ -369,10 +370,7 @@ def _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, pick):
     pass. With pick < 0 only counts.
     """
     N = cfg[1]
-    o_move = 12 * N
-    o_erase = o_move + N * N
-    o_mark = o_erase + N
-    o_pass = o_mark + N
+    _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[0])
     ph = info[g, I_PHASE]
     s = info[g, I_CUR]
     if ph == PH_OVER:
@@ -465,10 +463,7 @@ def _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg):
     canonical order), computed with one pass over the legal set where possible.
     """
     N = cfg[1]
-    o_move = 12 * N
-    o_erase = o_move + N * N
-    o_mark = o_erase + N
-    o_pass = o_mark + N
+    _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[0])
     ph = info[g, I_PHASE]
     s = info[g, I_CUR]
     if ph == PH_OVER:
@@ -536,10 +531,7 @@ def _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg):
 def _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, row):
     """Write the legal actions of game g into the bool row (cleared first)."""
     N = cfg[1]
-    o_move = 12 * N
-    o_erase = o_move + N * N
-    o_mark = o_erase + N
-    o_pass = o_mark + N
+    _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[0])
     row[:] = False
     ph = info[g, I_PHASE]
     s = info[g, I_CUR]
@@ -807,10 +799,7 @@ def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round)
 def _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
     """Apply legal action a to game g; rewards of seats done in this step go to rew."""
     N = cfg[1]
-    o_move = 12 * N
-    o_erase = o_move + N * N
-    o_mark = o_erase + N
-    o_pass = o_mark + N
+    _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[0])
     ph = info[g, I_PHASE]
     s = info[g, I_CUR]
     if ph == PH_SETUP:
