@@ -732,24 +732,30 @@ def _key_w(tw, pcs, w, a, p):
 
 
 @njit(cache=True)
+def _turn_status(winner, placement, occurrences, t_now, max_t):
+    """PR-16/PR-17 status after a turn: 0 ongoing, 1 + winner, 3 repetition, 4 turn limit.
+
+    ``occurrences``: how often the new position has now occurred (this turn's included).
+    """
+    if winner >= 0:
+        return 1 + winner  # a win stands even if PR-17 also ends the game
+    if not placement and occurrences >= 3:
+        return 3  # PR-17 third occurrence
+    if t_now >= max_t:
+        return 4  # PR-17 turn limit (checked after repetition)
+    return 0
+
+
+@njit(cache=True)
 def _end_turn(hist, b, n, key, placement, winner, t_now, max_t):
-    """PR-16/PR-17 after a turn: (new history length, status)."""
+    """Record the new position in the PR-17 history: (new history length, status)."""
     if placement:
         n = 0  # after a placement earlier positions cannot recur
     if n < hist.shape[1]:
         hist[b, n] = key
         n += 1
-    if winner >= 0:
-        return n, 1 + winner  # a win stands even if PR-17 also ends the game
-    if not placement:
-        cnt = 0
-        for i in range(n):
-            cnt += hist[b, i] == key
-        if cnt >= 3:
-            return n, 3  # PR-17 third occurrence
-    if t_now >= max_t:
-        return n, 4  # PR-17 turn limit (checked after repetition)
-    return n, 0
+    occurrences = 0 if placement else _count_key(hist, b, n, key)
+    return n, _turn_status(winner, placement, occurrences, t_now, max_t)
 
 
 @njit(cache=True)

@@ -53,18 +53,17 @@ def _lookahead_one(S, b, seat, out, m1, m2, c_tsq, c_pcs, c_bb, c_act, c_pl, c_s
             np.int64(a), p, tiles[b], tsq[b], pieces[b], pat[b], bb[b], act[b]
         )
         winner = K._goal_winner(tw, pcs, w, ac)  # PR-16, both players
-        if winner == p:
+        seen = 0  # PR-17: earlier occurrences (placements clear the history)
+        if not placement:
+            seen = K._count_key(hist, b, n_hist, K._key_w(tw, pcs, w, ac, q))
+        ending = K._turn_status(winner, placement, seen + 1, turn[b] + 1, max_turns[b])
+        if ending == 1 + p:
             out[WIN_NOW, a] = 1.0
             continue
-        if winner == q:
+        if ending == 1 + q:
             out[LOSE_NOW, a] = 1.0
             continue
-        if not placement:  # PR-17 third occurrence (placements clear the history)
-            key = K._key_w(tw, pcs, w, ac, q)
-            if K._count_key(hist, b, n_hist, key) >= 2:
-                out[DRAW_NOW, a] = 1.0
-                continue
-        if turn[b] + 1 >= max_turns[b]:  # PR-17 turn limit
+        if ending != 0:  # PR-17 third occurrence or turn limit
             out[DRAW_NOW, a] = 1.0
             continue
         c_tsq[0] = ts
