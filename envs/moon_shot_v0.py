@@ -1,6 +1,6 @@
 """Moon Shot (``moon_shot_v0``): flick a pyramid tree into a tube on the Moon.
 
-David Artman's Icehouse dexterity game (rules ``shared/rules/moon_shot.md``, MS-1..MS-21),
+David Artman's Icehouse dexterity game (rules in ``docs/moon_shot.md``, MS-1..MS-21),
 simulated in 2-D from above by a batched Numba physics kernel. Players take turns knocking
 over a tree of three pyramids (large, medium, small) standing at the origin towards a tube
 lying on its side; pieces that come to rest in the tube score.

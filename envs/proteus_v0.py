@@ -1,6 +1,6 @@
 """Proteus: the game whose rules are tiles on the board (Waitsman, Kadon 1983).
 
-Normative rules: ``shared/rules/proteus.md`` (PR-1 .. PR-17); summary and design notes in
+Rules reference (PR-1 .. PR-17, in the project's words) with design notes:
 ``docs/proteus.md``.
 
 | Import             | ``from envs import proteus_v0``                                   |

@@ -1,6 +1,6 @@
 """Proteus rules kernel: pure Numba functions over a batch of games in plain numpy arrays.
 
-Every rule of ``shared/rules/proteus.md`` lives here (rule numbers PR-n in comments).
+Every rule of Proteus (``docs/proteus.md``, PR-1..PR-17) lives here (rule numbers PR-n in comments).
 A batch of ``B`` games is a :class:`KernelState`: a few arrays with a leading batch axis,
 each game packed into a handful of 64-bit words (4-bit "nibbles" and 9-bit bitboards):
 

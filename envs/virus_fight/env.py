@@ -3,7 +3,7 @@
 Jorge Arroyo's Icehouse game: each player writes a tiny program of MOVE, WRITE, JUMP and
 ERASE instructions on their home edge, then executes the instruction under their marker
 each turn, changing the shared memory and trying to leave the others with nowhere to
-step. Rules: ``/work/shared/rules/virus_fight.md`` (VF-1..VF-18), summarised with the
+step. Rules (VF-1..VF-18) with the
 encoding in ``docs/virus_fight.md``.
 
 =====================  =====================================================================

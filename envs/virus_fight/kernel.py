@@ -1,6 +1,6 @@
 """Virus Fight rules kernel: Numba ``@njit`` functions over a batch of games.
 
-All rules of ``/work/shared/rules/virus_fight.md`` live here (rule numbers VF-n are cited
+All rules of Virus Fight (``docs/virus_fight.md``, VF-1..VF-18) live here (rule numbers VF-n are cited
 next to the code implementing them). A batch of games is held in plain numpy arrays with
 a leading batch axis ``B``:
 
