@@ -76,7 +76,7 @@ def test_every_rule_is_stated_once_in_order(prefix: str) -> None:
 
 @pytest.mark.parametrize("prefix", sorted(RULES))
 def test_cited_rule_numbers_exist(prefix: str) -> None:
-    """A citation of, say, PR-18 in code, tests or docs names a rule that does not exist."""
+    """A rule number past the last one, in code, tests or docs, names a rule that does not exist."""
     _, count = RULES[prefix]
     cite = re.compile(rf"\b{prefix}-(\d+)\b")
     bad = []
