@@ -67,7 +67,7 @@ def test_selfplay_calls_compose() -> None:
     one = game.init(10, seed=9)
     chunks = game.copy(one)
     total = game.selfplay(one, 250)
-    parts = sum(game.selfplay(chunks, k) for k in (1, 49, 100, 100))
+    parts = np.sum([game.selfplay(chunks, k) for k in (1, 49, 100, 100)], axis=0)
     _assert_same(one, chunks)
     np.testing.assert_array_equal(total[:, 0], parts[:, 0])
 
@@ -84,7 +84,7 @@ def test_selfplay_reward_sum_does_not_depend_on_call_boundaries() -> None:
     one = game.init(10, seed=9)
     chunks = game.copy(one)
     total = game.selfplay(one, 250)
-    parts = sum(game.selfplay(chunks, k) for k in (1, 49, 100, 100))
+    parts = np.sum([game.selfplay(chunks, k) for k in (1, 49, 100, 100)], axis=0)
     np.testing.assert_array_equal(total, parts)
 
 
