@@ -57,8 +57,13 @@ def _forward(name: str, guarded: bool) -> property:
     return property(get)
 
 
-def _direct(cls: type, guarded: bool = False) -> type:
-    """``cls`` with the HOT attributes read from the raw env (``self._raw``)."""
+def _direct(cls: type, name: str, guarded: bool = False) -> type:
+    """``cls`` with the HOT attributes read from the raw env (``self._raw``).
+
+    It keeps ``cls``'s ``__name__`` (so ``str(env)`` reads as PettingZoo's) and gets the
+    qualified name ``name`` of this module, where it is bound to that name, so that pickle
+    finds it: ``pickle.dumps(proteus_v0.env())`` works as for PettingZoo's envs.
+    """
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
         cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
@@ -67,6 +72,8 @@ def _direct(cls: type, guarded: bool = False) -> type:
     attrs: dict[str, Any] = {name: _forward(name, guarded) for name in HOT}
     attrs["__init__"] = __init__
     attrs["__doc__"] = cls.__doc__
+    attrs["__module__"] = __name__
+    attrs["__qualname__"] = name
     return type(cls.__name__, (cls,), attrs)
 
 
@@ -80,9 +87,9 @@ class _IntFastAssertOutOfBounds(wrappers.AssertOutOfBoundsWrapper):
             super().step(action)
 
 
-TerminateIllegal = _direct(wrappers.TerminateIllegalWrapper)
-AssertOutOfBounds = _direct(_IntFastAssertOutOfBounds)
-OrderEnforcing = _direct(wrappers.OrderEnforcingWrapper, guarded=True)
+TerminateIllegal = _direct(wrappers.TerminateIllegalWrapper, "TerminateIllegal")
+AssertOutOfBounds = _direct(_IntFastAssertOutOfBounds, "AssertOutOfBounds")
+OrderEnforcing = _direct(wrappers.OrderEnforcingWrapper, "OrderEnforcing", guarded=True)
 
 
 def make_fast_env(raw_cls: Callable[..., AECEnv]) -> Callable[..., AECEnv]:

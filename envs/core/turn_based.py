@@ -13,6 +13,12 @@ ends a seat's game (eliminated or game over); game endings are terminations, nev
 truncations (outside limits such as wrappers truncate). ``raw_env`` raises ``ValueError``
 naming the problem on an out-of-range or illegal action and leaves the state untouched;
 ``env()`` (see :func:`make_env`) follows PettingZoo's illegal-move wrapper convention.
+
+Call order: ``step``, ``observe`` and ``last`` before the first ``reset`` raise
+``RuntimeError`` saying so, as does ``step`` once every agent is done (the game is over and
+its agents have left); a dead agent's step takes only ``None`` (PettingZoo). The env
+pickles (a pygame window does not travel: it reopens on the next ``render``), views between
+its buffers included.
 """
 
 from __future__ import annotations
@@ -69,6 +75,7 @@ class TurnBasedEnv(AECEnv):
         self._np_random: np.random.Generator | None = None
         self._window: HumanWindow | None = None
         self._seat_done = np.zeros(len(self.possible_agents), dtype=bool)
+        self._has_reset = False
 
     # ------------------------------------------------------------------ game hooks
     @abstractmethod
@@ -131,9 +138,15 @@ class TurnBasedEnv(AECEnv):
         """Start a game; ``seed`` seeds every source of randomness of the game."""
         rng = self._np_random
         if seed is not None or rng is None:
-            rng = np.random.default_rng(seed)
-        self._reset_state(rng, options)  # raises before changing anything if malformed
+            rng = np.random.default_rng(_check_seed(seed))
+        before = rng.bit_generator.state
+        try:
+            self._reset_state(rng, options)  # raises before changing anything if malformed
+        except Exception:
+            rng.bit_generator.state = before  # a rejected position uses no randomness
+            raise
         self._np_random = rng
+        self._has_reset = True
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -147,7 +160,8 @@ class TurnBasedEnv(AECEnv):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+        self._require_reset("observe")
+        seat = self._seat_of(agent)
         observation = self._observe_seat(seat).astype(np.float32, copy=False)
         if agent == self.agent_selection and not self._seat_done[seat]:
             mask = self._legal_mask().astype(np.int8, copy=False)
@@ -155,9 +169,19 @@ class TurnBasedEnv(AECEnv):
             mask = np.zeros(self.num_actions, dtype=np.int8)
         return {"observation": observation, "action_mask": mask}
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self._require_reset("last")
+        if not self.agents:
+            raise RuntimeError(
+                "last() after the game is over: every agent is done; call reset() for a new game"
+            )
+        return super().last(observe)
+
     def legal_actions(self) -> list[int]:
         """Legal actions of the agent to act (empty once it is done)."""
-        if not self.agents or self._seat_done[self.possible_agents.index(self.agent_selection)]:
+        if not self._has_reset or not self.agents:
+            return []
+        if self._seat_done[self.possible_agents.index(self.agent_selection)]:
             return []
         return [int(a) for a in np.flatnonzero(self._legal_mask())]
 
@@ -167,6 +191,7 @@ class TurnBasedEnv(AECEnv):
 
     def check_action(self, action: Any) -> int:
         """Return ``action`` as an int if it is legal now, else raise ValueError saying why."""
+        self._require_reset("check_action")
         agent = self.agent_selection
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
@@ -186,6 +211,12 @@ class TurnBasedEnv(AECEnv):
         return action
 
     def step(self, action: Any) -> None:
+        self._require_reset("step")
+        if not self.agents:
+            raise RuntimeError(
+                "step() after the game is over: every agent is done and has left; "
+                "call reset() to start a new game"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -198,6 +229,18 @@ class TurnBasedEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _require_reset(self, what: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"{what}() before reset(): call reset() first to start a game")
+
+    def _seat_of(self, agent: str) -> int:
+        try:
+            return self.possible_agents.index(agent)
+        except ValueError:
+            raise ValueError(
+                f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}"
+            ) from None
 
     def _update_status(self) -> None:
         """Read seat status from the kernel: new terminations, their rewards, who acts next."""
@@ -235,6 +278,54 @@ class TurnBasedEnv(AECEnv):
         if self._window is not None:
             self._window.close()
             self._window = None
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        """The env's attributes, with views into other attribute arrays kept as views.
+
+        Pickle copies a numpy view apart from the array it looks into, so a cached
+        buffer (e.g. an int8 view of a bool mask the kernel writes) would stop seeing the
+        kernel's writes after unpickling; such views are stored as (owner, layout) and
+        rebuilt. A pygame window is not pickled.
+        """
+        state = self.__dict__.copy()
+        state["_window"] = None
+        owners = {
+            id(v): k
+            for k, v in state.items()
+            if isinstance(v, np.ndarray) and v.base is None and v.flags.c_contiguous
+        }
+        views: dict[str, tuple[str, np.dtype, tuple[int, ...], tuple[int, ...], int]] = {}
+        for k, v in list(state.items()):
+            if isinstance(v, np.ndarray) and v.base is not None and id(v.base) in owners:
+                owner = state[owners[id(v.base)]]
+                offset = v.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+                views[k] = (owners[id(v.base)], v.dtype, v.shape, v.strides, offset)
+                del state[k]
+        state["_pickled_views"] = views
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        views = state.pop("_pickled_views", {})
+        self.__dict__.update(state)
+        for k, (owner, dtype, shape, strides, offset) in views.items():
+            base = self.__dict__[owner]
+            setattr(
+                self,
+                k,
+                np.ndarray(shape, dtype=dtype, buffer=base, offset=offset, strides=strides),
+            )
+
+
+def _check_seed(seed: Any) -> int | None:
+    """``seed`` as an int (numpy integers included); ValueError for anything else."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    return int(seed)
 
 
 def make_env(raw_cls: Callable[..., TurnBasedEnv]) -> Callable[..., AECEnv]:

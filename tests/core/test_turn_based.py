@@ -90,3 +90,70 @@ def test_same_seed_same_game():
 
     assert play(7) == play(7)
     assert len({tuple(play(s)[0]) for s in range(20)}) > 1  # the seed matters
+
+
+def test_step_observe_last_before_reset_say_so():
+    env = TicTacToe()
+    for call in (lambda: env.step(0), lambda: env.observe("x"), lambda: env.last()):
+        with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+            call()
+    assert env.legal_actions() == []
+
+
+def test_step_after_the_game_says_it_is_over():
+    env = TicTacToe()
+    env.reset(options={"position": "xx.oo...."})
+    env.step(env.str_to_action("c3"))
+    for _ in env.agent_iter():
+        env.step(None)
+    assert env.agents == []
+    with pytest.raises(RuntimeError, match="game is over"):
+        env.step(0)
+    with pytest.raises(RuntimeError, match="game is over"):
+        env.last()
+    env.reset(seed=1)  # and a new game starts normally
+    env.step(4)
+
+
+def test_unknown_agent_and_bad_seed_are_value_errors():
+    env = TicTacToe()
+    env.reset(seed=np.int64(3))  # numpy integer seeds are seeds
+    with pytest.raises(ValueError, match="unknown agent 'z'"):
+        env.observe("z")
+    for seed in (1.5, "3", -1, True):
+        with pytest.raises(ValueError, match="seed"):
+            env.reset(seed=seed)
+
+
+class _DrawsFirst(HotPotato):
+    """Draws from the RNG before it rejects a position (as a careless game might)."""
+
+    def _reset_state(self, rng, options):
+        super()._reset_state(rng, None)
+        if (options or {}).get("position") is not None:
+            raise ValueError("malformed position")
+
+
+def test_rejected_position_uses_no_randomness():
+    a, b = _DrawsFirst(), _DrawsFirst()
+    a.reset(seed=5)
+    b.reset(seed=5)
+    with pytest.raises(ValueError):
+        a.reset(options={"position": "not a position"})
+    a.reset()
+    b.reset()
+    assert a.agent_selection == b.agent_selection and a.to_text() == b.to_text()
+    assert a._np_random.bit_generator.state == b._np_random.bit_generator.state
+
+
+def test_pickle_keeps_buffer_views():
+    import pickle
+
+    env = TicTacToe()
+    env.reset(seed=0)
+    env._buf = np.zeros(4, dtype=np.bool_)
+    env._view = env._buf.view(np.int8)[1:]
+    copy = pickle.loads(pickle.dumps(env))
+    copy._buf[2] = True
+    assert copy._view[1] == 1 and np.shares_memory(copy._view, copy._buf)
+    assert copy.to_text() == env.to_text() and copy.agent_selection == env.agent_selection
