@@ -1,46 +1,12 @@
-"""The one agent interface: act on a batch of observations and masks.
+"""The one agent interface (``Agent``, ``ActContext``), defined in ``envs/core/agent.py``.
 
-Every agent answers ``act(obs, mask, context)`` for a whole batch of games at once, so the
-ladder, training opponents and benchmarks drive many games per call. Agents that search
-(MCTS, the Moon Shot planner) also need the game; they get it through ``context``: the
-batch facade of the game (``envs.<game>.batch``), the batch state and the seat each game
-is asked for. A search agent must not read hidden information: in Virus Fight's hidden
-setup it resamples unseen programs (``game.determinize``) before searching.
+Kept as the import path agents and users have always used; the definitions moved below
+``agents/`` so that a game's own agents (in its ``envs/<game>/`` folder) and the match
+protocol (``envs/core/match.py``) can use them without importing upward.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any
+from envs.core.agent import ActContext, Agent
 
-import numpy as np
-
-
-@dataclass
-class ActContext:
-    """What a search agent may use besides observations: the game facade and its state."""
-
-    game: Any  # a BatchGame (envs.core.batch) or the Moon Shot physics facade
-    state: Any  # the batch state the observations were taken from
-    seats: np.ndarray  # (B,) seat each game asks to act
-
-
-class Agent(ABC):
-    """Base class of all agents.
-
-    ``act`` returns one action per game: (B,) int64 for the board games (always legal under
-    ``mask``), (B, 4) float32 in [-1, 1] for Moon Shot (``mask`` is None there).
-    """
-
-    name: str = "agent"
-    needs_context: bool = False  # True for agents that search with the game facade
-
-    def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
-        """Start a new series of games (re-seeds the agent's own RNG)."""
-
-    @abstractmethod
-    def act(
-        self, obs: np.ndarray, mask: np.ndarray | None, context: ActContext | None = None
-    ) -> np.ndarray:
-        """One action per game of the batch."""
+__all__ = ["ActContext", "Agent"]

@@ -14,7 +14,9 @@ import time
 
 import numpy as np
 
-from agents.registry import GAMES, make_agent
+from agents.registry import make_agent
+from envs import registry
+from envs.core.match import make_runner
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -37,8 +39,6 @@ def measure(
     seed: int = 0,
 ) -> dict[str, float]:
     """Win/draw/loss counts of ``agent`` against ``opponent`` over seat-rotated games."""
-    from training.ladder import make_runner
-
     runner = make_runner(game, players)
     p = runner.num_players
     per_seat = max(1, games // p)
@@ -66,7 +66,7 @@ def measure(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.measure", description=__doc__)
-    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("game", choices=registry.names())
     parser.add_argument("agent")
     parser.add_argument("--opponent", default="random")
     parser.add_argument("--games", type=int, default=100)

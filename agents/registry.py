@@ -1,20 +1,28 @@
-"""Agent registry: a name -> factory table per game, used by the ladder, the demo and tests.
+"""Agent names per game, resolved through the game registry (``envs/registry.py``).
 
 Names are the ladder's agent keys (stored in the match database), so they are stable
-strings. Parametrised names are parsed: ``mcts:N`` is MCTS with N playouts per move,
-``policy:PATH`` loads a trained checkpoint through ``agents.policy.PolicyAgent``.
-Factories take a seed and return a fresh agent; game modules are imported lazily.
+strings. Every game has ``random``; its registry entry adds its own agents (``agents``)
+and whether the generic MCTS plays it (``search``). Parametrised names are parsed:
+``mcts:N`` is MCTS with N playouts per move, ``policy:PATH`` loads a trained checkpoint
+through ``agents.policy.PolicyAgent``. Factories take a seed and return a fresh agent;
+agent modules are imported lazily.
+
+``GAMES``, ``REGISTRY`` and ``DEFAULT_AGENTS`` are kept for old callers; they are
+computed from the game registry on each access, so a game registered at run time appears.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
+from typing import Any
 
 from agents.base import Agent
+from envs import registry as games
 
 Factory = Callable[[int], Agent]
-GAMES = ("proteus", "virus_fight", "moon_shot")
+
+#: MCTS playouts of the plain name ``mcts``
+MCTS_DEFAULT = 200
 
 
 def _random(seed: int) -> Agent:
@@ -23,10 +31,9 @@ def _random(seed: int) -> Agent:
     return RandomAgent(seed)
 
 
-def _lazy(module: str, cls: str, **kwargs: object) -> Factory:
+def _lazy(ref: games.Ref, **kwargs: object) -> Factory:
     def make(seed: int) -> Agent:
-        agent_cls = getattr(importlib.import_module(module), cls)
-        return agent_cls(seed=seed, **kwargs)
+        return games.load(ref)(seed=seed, **kwargs)
 
     return make
 
@@ -40,30 +47,14 @@ def _mcts(simulations: int) -> Factory:
     return make
 
 
-REGISTRY: dict[str, dict[str, Factory]] = {
-    "proteus": {
-        "random": _random,
-        "heuristic": _lazy("agents.proteus_heuristic", "ProteusHeuristicAgent"),
-        "mcts": _mcts(200),
-    },
-    "virus_fight": {
-        "random": _random,
-        "heuristic": _lazy("agents.virus_fight_heuristic", "VirusFightHeuristicAgent"),
-        "mcts": _mcts(200),
-    },
-    "moon_shot": {
-        "random": _random,
-        "aim": _lazy("agents.moon_shot_agents", "CalibratedAimAgent"),
-        "planner": _lazy("agents.moon_shot_agents", "PlannerAgent"),
-    },
-}
-
-#: The ladder's default entrants per game (quick enough for a default run).
-DEFAULT_AGENTS: dict[str, list[str]] = {
-    "proteus": ["random", "heuristic", "mcts:50"],
-    "virus_fight": ["random", "heuristic", "mcts:50"],
-    "moon_shot": ["random", "aim", "planner"],
-}
+def _table(game: str) -> dict[str, Factory]:
+    spec = games.get(game)
+    table: dict[str, Factory] = {"random": _random}
+    for name, ref in spec.agents.items():
+        table[name] = _lazy(ref)
+    if spec.search:
+        table.setdefault("mcts", _mcts(MCTS_DEFAULT))
+    return table
 
 
 def agent_names(game: str) -> list[str]:
@@ -71,10 +62,9 @@ def agent_names(game: str) -> list[str]:
     return sorted(_table(game))
 
 
-def _table(game: str) -> dict[str, Factory]:
-    if game not in REGISTRY:
-        raise ValueError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
-    return REGISTRY[game]
+def default_agents(game: str) -> list[str]:
+    """The ladder's default entrants for ``game`` (quick enough for a default run)."""
+    return list(games.get(game).ladder_agents)
 
 
 def resolve(game: str, name: str) -> Factory:
@@ -82,8 +72,9 @@ def resolve(game: str, name: str) -> Factory:
     table = _table(game)
     if name in table:
         return table[name]
+    search = games.get(game).search
     kind, _, arg = name.partition(":")
-    if kind == "mcts" and arg and game != "moon_shot":
+    if kind == "mcts" and arg and search:
         try:
             sims = int(arg)
         except ValueError:
@@ -95,12 +86,12 @@ def resolve(game: str, name: str) -> Factory:
         path = arg
 
         def make(seed: int) -> Agent:
-            from agents import policy  # type: ignore[attr-defined]
+            from agents import policy
 
             return policy.PolicyAgent.load(path, game=game, seed=seed)
 
         return make
-    known = ", ".join(sorted(table) + (["mcts:N"] if game != "moon_shot" else []) + ["policy:PATH"])
+    known = ", ".join(sorted(table) + (["mcts:N"] if search else []) + ["policy:PATH"])
     raise ValueError(f"unknown agent {name!r} for {game}; known: {known}")
 
 
@@ -109,3 +100,14 @@ def make_agent(game: str, name: str, seed: int = 0) -> Agent:
     agent = resolve(game, name)(seed)
     agent.name = name
     return agent
+
+
+def __getattr__(name: str) -> Any:
+    """The old module-level tables, computed from the game registry (deprecated)."""
+    if name == "GAMES":
+        return games.names()
+    if name == "REGISTRY":
+        return {g: _table(g) for g in games.names()}
+    if name == "DEFAULT_AGENTS":
+        return {g: default_agents(g) for g in games.names()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

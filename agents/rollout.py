@@ -9,38 +9,15 @@ has no recognisable key falls back to sampling the legal mask with the caller's 
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from agents.random_agent import sample_legal
+from envs.core.match import SMALL_BATCH, numba_threads
 
 _KEY_FIELDS = ("rng", "key", "keys", "rng_key")
-
-#: Below this many games per kernel call, search and ladder loops run Numba single-threaded:
-#: a ``prange`` over a few dozen games costs more in thread wake-ups than it saves (measured
-#: 17x faster MCTS playouts on the 2-core machine under load).
-SMALL_BATCH = 1024
-
-
-@contextlib.contextmanager
-def numba_threads(n: int | None) -> Iterator[None]:
-    """Run the block with ``n`` Numba threads (None: leave as is); restores the setting."""
-    if n is None:
-        yield
-        return
-    import numba
-
-    old = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(n, old)))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(old)
-
 
 def _batch_size(game: Any, state: Any) -> int:
     return len(game.current_player(state))

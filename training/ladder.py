@@ -31,12 +31,19 @@ import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from agents.base import ActContext, Agent
-from agents.rollout import SMALL_BATCH, numba_threads
+from agents.base import Agent
+from envs import registry
+from envs.core.match import (
+    GameOutcome,
+    IllegalActionError,
+    Runner,
+    TurnBasedRunner,
+    make_runner,
+)
 from training.ratings import (
     AgentRating,
     MatchRecord,
@@ -47,115 +54,17 @@ from training.ratings import (
 
 Factory = Callable[[int], Agent]
 
-
-class IllegalActionError(RuntimeError):
-    """An agent answered an action its mask forbids (a bug in that agent)."""
-
-
-@dataclass
-class GameOutcome:
-    """Result of one played game: per-seat reward and a tie-break (later/higher is better)."""
-
-    rewards: np.ndarray  # (P,) float
-    finish: np.ndarray  # (P,) float: step a seat's game ended (or points, Moon Shot)
-    length: int  # decisions (board games) or shots (Moon Shot) played
-
-
-class Runner(Protocol):
-    """Plays batches of games between seated agents for one game configuration."""
-
-    num_players: int
-    config: str
-
-    def play(self, agents: Sequence[Agent], seed: int, indices: np.ndarray) -> list[GameOutcome]:
-        """Games ``indices`` of the series seeded by ``seed``, agents[s] in seat s."""
-        ...
-
-
-class TurnBasedRunner:
-    """Plays a BatchGame (envs/core/batch.py): all games advance together, each agent acts
-    on the sub-batch of games where its seat is to move; finished games leave the batch."""
-
-    def __init__(self, game: Any, config: str | None = None) -> None:
-        self.game = game
-        self.num_players = int(game.num_players)
-        self.config = config or f"players={self.num_players}"
-
-    def play(self, agents: Sequence[Agent], seed: int, indices: np.ndarray) -> list[GameOutcome]:
-        game = self.game
-        if len(agents) != self.num_players:
-            raise ValueError(f"{game.name} needs {self.num_players} agents, got {len(agents)}")
-        indices = np.asarray(indices, np.int64)
-        n = len(indices)
-        if n == 0:
-            return []
-        with numba_threads(1 if n < SMALL_BATCH else None):
-            return self._play(agents, seed, indices)
-
-    def _play(self, agents: Sequence[Agent], seed: int, indices: np.ndarray) -> list[GameOutcome]:
-        game = self.game
-        n = len(indices)
-        state = game.take(game.init(int(indices.max()) + 1, seed), indices)
-        p = self.num_players
-        total = np.zeros((n, p), np.float64)
-        finish = np.full((n, p), -1.0)
-        length = np.zeros(n, np.int64)
-        alive = np.arange(n)
-        t = 0
-        while len(alive):
-            seats = np.asarray(game.current_player(state), np.int64)
-            mask = np.asarray(game.legal_mask(state), bool)
-            obs = game.observe(state, np.maximum(seats, 0))
-            actions = np.zeros(len(alive), np.int64)
-            for s, agent in enumerate(agents):
-                sel = np.flatnonzero(seats == s)
-                if len(sel) == 0:
-                    continue
-                ctx = None
-                if agent.needs_context:
-                    ctx = ActContext(game=game, state=game.take(state, sel), seats=seats[sel])
-                a = np.asarray(agent.act(obs[sel], mask[sel], ctx), np.int64).reshape(-1)
-                ok = (a >= 0) & (a < mask.shape[1])
-                ok[ok] = mask[sel[ok], a[ok]]
-                if not ok.all():
-                    bad = int(np.flatnonzero(~ok)[0])
-                    raise IllegalActionError(
-                        f"agent {agent.name!r} (seat {s}) chose illegal action {int(a[bad])}"
-                        f" in {game.name} game {int(indices[alive[sel[bad]]])}"
-                    )
-                actions[sel] = a
-            if (seats < 0).any():
-                raise RuntimeError(f"{game.name}: a game in the batch has no seat to act")
-            rewards, done = game.step(state, actions)
-            t += 1
-            total[alive] += rewards
-            length[alive] += 1
-            got = (np.asarray(rewards) != 0) & (finish[alive] < 0)
-            done = np.asarray(done, bool)
-            got |= done[:, None] & (finish[alive] < 0)
-            f = finish[alive]
-            f[got] = t
-            finish[alive] = f
-            if done.any():
-                keep = np.flatnonzero(~done)
-                alive = alive[keep]
-                if len(alive):
-                    state = game.take(state, keep)
-        return [GameOutcome(total[i], finish[i], int(length[i])) for i in range(n)]
-
-
-def make_runner(game: str, players: int | None = None) -> Runner:
-    """The runner of a registered game (its batch facade, or Moon Shot's game flow)."""
-    if game == "moon_shot":
-        from training.ladder_moon_shot import MoonShotRunner
-
-        return MoonShotRunner(players or 2)
-    if game in ("proteus", "virus_fight"):
-        from agents.games import load_batch_game
-
-        bg = load_batch_game(game, players)
-        return TurnBasedRunner(bg, config=f"players={bg.num_players}")
-    raise ValueError(f"unknown game {game!r}; choose proteus, virus_fight or moon_shot")
+# the match protocol lives in envs/core/match.py; these names stay importable from here
+__all__ = [
+    "GameOutcome",
+    "IllegalActionError",
+    "LadderResult",
+    "MatchDB",
+    "Runner",
+    "TurnBasedRunner",
+    "make_runner",
+    "run_ladder",
+]
 
 
 # -- planning ------------------------------------------------------------------------------
@@ -306,12 +215,12 @@ def run_ladder(
     agents outside the registry, e.g. in tests); ``runner`` overrides the game's runner
     (tests use a tiny tic-tac-toe). ``out=None`` skips the plots.
     """
-    from agents.registry import DEFAULT_AGENTS, resolve
+    from agents.registry import default_agents, resolve
 
     if games_per_pair < 1:
         raise ValueError(f"games_per_pair must be >= 1, got {games_per_pair}")
     if agents is None:
-        agents = DEFAULT_AGENTS[game]
+        agents = default_agents(game)
     if isinstance(agents, Mapping):
         factories = dict(agents)
     else:
@@ -467,19 +376,19 @@ def print_table(result: LadderResult) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``arena ladder`` entry point."""
-    from agents.registry import DEFAULT_AGENTS, GAMES
+    from agents.registry import default_agents
 
     parser = argparse.ArgumentParser(
         prog="arena ladder",
         description="Seat-swapped round-robin ladder with OpenSkill (PlackettLuce) ratings.",
     )
-    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("game", choices=registry.names())
     parser.add_argument(
         "--agents",
         nargs="+",
         default=None,
-        help="registry names (random, heuristic, mcts, mcts:N, aim, planner, policy:PATH);"
-        " default: " + "; ".join(f"{g}: {' '.join(a)}" for g, a in DEFAULT_AGENTS.items()),
+        help="agent names (random, the game's own agents, mcts:N, policy:PATH); default: "
+        + "; ".join(f"{g}: {' '.join(default_agents(g))}" for g in registry.names()),
     )
     parser.add_argument("--games-per-pair", type=int, default=20, metavar="N")
     parser.add_argument("--players", type=int, default=None, metavar="P")

@@ -14,7 +14,7 @@ import numpy as np
 
 from agents.base import ActContext, Agent
 from agents.moon_shot_agents import MoonShotFacade
-from training.ladder import GameOutcome, IllegalActionError
+from envs.core.match import GameOutcome, IllegalActionError
 
 
 class MoonShotRunner:

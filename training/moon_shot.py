@@ -254,17 +254,12 @@ class MoonShotVersusVecEnv(BatchVecEnv):
         self.rng.bit_generator.state = data["bit_generator"]
 
 
-def train(cfg: Any, resume: bool = False, progress: bool = True, quiet: bool = False) -> Any:
-    """Train Moon Shot solo with PPO or SAC (config from :mod:`training.train`)."""
-    import json
-
+def setup(cfg: Any) -> Any:
+    """The training setup of Moon Shot: PPO or SAC, solo or against pool opponents."""
     from stable_baselines3 import PPO, SAC
-    from stable_baselines3.common.vec_env import VecMonitor
 
-    from training.train import _learn, _Saver, _set_seeds, build_pool
+    from training.run import TrainerSetup, build_pool
 
-    _set_seeds(cfg.seed)
-    out = Path(cfg.out)
     pool = None
     venv: Any
     if cfg.players == 1:
@@ -272,31 +267,20 @@ def train(cfg: Any, resume: bool = False, progress: bool = True, quiet: bool = F
     else:
         pool = build_pool(cfg, "moon_shot")
         venv = MoonShotVersusVecEnv(cfg.players, cfg.n_envs, pool, seed=cfg.seed)
-    env = VecMonitor(venv)
     algo = PPO if cfg.algo == "ppo" else SAC
-    if resume:
-        state = json.loads((out / "state.json").read_text())
-        model = algo.load(out / "model.zip", env=env, device="cpu", tensorboard_log=str(out / "tb"))
-        saver = _Saver(cfg, model, venv, pool)
-        saver.checkpoints = list(state.get("checkpoints", []))
-        saver.elapsed_before = float(state.get("elapsed_seconds", 0.0))
-        if pool is not None:
-            saver.restore_snapshots(list(state.get("snapshots", [])))
-        saver.restore_rng()
-        if isinstance(model, SAC) and (out / "replay.pkl").exists():
-            model.load_replay_buffer(out / "replay.pkl")
-    else:
+
+    def build(env: Any) -> Any:
         arch = cfg.net_arch()
         common: dict[str, Any] = {
             "learning_rate": cfg.learning_rate,
             "gamma": cfg.gamma,
-            "tensorboard_log": str(out / "tb"),
+            "tensorboard_log": str(Path(cfg.out) / "tb"),
             "seed": cfg.seed,
             "device": "cpu",
             "verbose": 0,
         }
         if algo is PPO:
-            model = PPO(
+            return PPO(
                 "MlpPolicy",
                 env,
                 n_steps=cfg.n_steps,
@@ -307,22 +291,32 @@ def train(cfg: Any, resume: bool = False, progress: bool = True, quiet: bool = F
                 policy_kwargs={"net_arch": {"pi": arch, "vf": arch}},
                 **common,
             )
-        else:
-            model = SAC(
-                "MlpPolicy",
-                env,
-                batch_size=cfg.batch_size,
-                learning_starts=min(1000, cfg.steps // 4),
-                policy_kwargs={"net_arch": arch},
-                **common,
-            )
-        saver = _Saver(cfg, model, venv, pool)
-        if pool is not None and pool.self_weight > 0:
-            saver.add_snapshot(0)
-    if not quiet:
-        what = "solo shots" if pool is None else f"{cfg.players} players vs {pool.describe()}"
-        print(
-            f"arena train moon_shot: {what}, {cfg.algo.upper()}, {cfg.n_envs} games/batch; "
-            f"run dir {out}"
+        return SAC(
+            "MlpPolicy",
+            env,
+            batch_size=cfg.batch_size,
+            learning_starts=min(1000, cfg.steps // 4),
+            policy_kwargs={"net_arch": arch},
+            **common,
         )
-    return _learn(model, saver, cfg, progress)
+
+    def after_load(model: Any, out: Path) -> None:
+        if isinstance(model, SAC) and (out / "replay.pkl").exists():
+            model.load_replay_buffer(out / "replay.pkl")
+
+    what = "solo shots" if pool is None else f"{cfg.players} players vs {pool.describe()}"
+    return TrainerSetup(
+        algo=algo,
+        venv=venv,
+        pool=pool,
+        build=build,
+        describe=f"{what}, {cfg.algo.upper()}, {cfg.n_envs} games/batch",
+        after_load=after_load,
+    )
+
+
+def train(cfg: Any, resume: bool = False, progress: bool = True, quiet: bool = False) -> Any:
+    """Deprecated: ``training.run.train`` runs every game (Moon Shot through :func:`setup`)."""
+    from training.run import train as run_train
+
+    return run_train(cfg, resume=resume, progress=progress, quiet=quiet)
