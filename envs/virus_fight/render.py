@@ -1,4 +1,5 @@
-"""Drawing Virus Fight positions: ANSI text and RGB arrays (no pygame here).
+"""Drawing Virus Fight positions: ANSI text and RGB arrays (no pygame here; RGB frames are
+the vector scene of ``envs.virus_fight.svg``, the replay page's picture, drawn with Pillow).
 
 ``viewer`` (optional) hides, during the hidden setup (VF-11), every program and supply but
 that seat's own, so a person playing in the terminal does not see the others' programs.
@@ -19,9 +20,6 @@ PHASE_WORDS = {
     K.PH_OVER: "over",
 }
 KIND_NAMES = ("MOVE", "WRITE", "JUMP", "ERASE")
-# kind colours (VF-2: cosmetic): yellow MOVE, green WRITE, blue JUMP, red ERASE
-KIND_RGB = np.array([[235, 190, 30], [40, 170, 80], [50, 90, 210], [210, 45, 45]], np.uint8)
-SEAT_RGB = np.array([[250, 250, 250], [20, 20, 20], [230, 120, 220], [60, 220, 230]], np.uint8)
 
 
 def _hidden(game: VirusFightBatch, st: VFState, g: int, viewer: int | None) -> np.uint64:
@@ -84,82 +82,18 @@ def ansi(game: VirusFightBatch, st: VFState, g: int = 0, viewer: int | None = No
     return "\n".join(lines)
 
 
-CELL = 48
-PANEL = 200
+def rgb(
+    game: VirusFightBatch,
+    st: VFState,
+    g: int = 0,
+    viewer: int | None = None,
+    last_move: str | None = None,
+) -> np.ndarray:
+    """(H, W, 3) uint8 picture drawn with Pillow from ``envs.virus_fight.svg``: the board
+    with coordinates (pyramids coloured by kind, sized by pips, notation; home segments
+    outlined; markers as seat-coloured discs), phase, round and seat to act, every seat's
+    status and supply, and a legend."""
+    from envs.core.scene import to_rgb
+    from envs.virus_fight.svg import scene
 
-
-def _triangle(size: int) -> np.ndarray:
-    """Boolean mask (CELL, CELL) of a pyramid side view sized by pips (1..3)."""
-    h = int(CELL * (0.35 + 0.17 * size))
-    w = int(CELL * (0.30 + 0.18 * size))
-    mask = np.zeros((CELL, CELL), bool)
-    top = CELL - 4 - h
-    for y in range(h):
-        half = max(1, int(w / 2 * (y + 1) / h))
-        mask[top + y, CELL // 2 - half : CELL // 2 + half] = True
-    return mask
-
-
-_TRI = [_triangle(s) for s in (1, 2, 3)]
-
-
-def _small_triangle(size: int, px: int) -> np.ndarray:
-    tri = _TRI[size - 1]
-    idx = (np.arange(px) * CELL // px).astype(int)
-    return tri[np.ix_(idx, idx)]
-
-
-def rgb(game: VirusFightBatch, st: VFState, g: int = 0, viewer: int | None = None) -> np.ndarray:
-    """(H, W, 3) uint8: the board (pyramids coloured by kind, sized by pips; markers as
-    player-coloured discs on top) and the supplies beside it."""
-    n, P = game.board_size, game.num_players
-    H = max(n * CELL, 20 + P * 60)
-    W = n * CELL + PANEL
-    img = np.full((H, W, 3), 235, np.uint8)
-    hidden = int(_hidden(game, st, g, viewer))
-    yy, xx = np.mgrid[0:CELL, 0:CELL]
-    disc = (yy - CELL * 0.3) ** 2 + (xx - CELL / 2) ** 2 <= (CELL * 0.14) ** 2
-    ring = (yy - CELL * 0.3) ** 2 + (xx - CELL / 2) ** 2 <= (CELL * 0.19) ** 2
-    markers = {int(st.marker[g, s]): s for s in range(P) if st.marker[g, s] >= 0}
-    for r in range(n):
-        for c in range(n):
-            y0, x0 = r * CELL, c * CELL
-            tile = img[y0 : y0 + CELL, x0 : x0 + CELL]
-            tile[:] = 205 if (r + c) % 2 else 190
-            tile[0, :] = 120
-            tile[:, 0] = 120
-            cell = r * n + c
-            if hidden >> cell & 1:
-                continue
-            p = int(st.cells[g, cell])
-            if p >= 0:
-                tile[_TRI[p % 3]] = KIND_RGB[p // 3]
-            if cell in markers:
-                tile[ring] = 90
-                tile[disc] = SEAT_RGB[markers[cell]]
-    # supplies beside the board
-    phase = int(st.info[g, K.I_PHASE])
-    alive = int(st.info[g, K.I_ALIVE])
-    x_panel = n * CELL + 8
-    px = 15
-    for s in range(P):
-        y0 = 8 + s * 60
-        img[y0 : y0 + 14, x_panel : x_panel + 14] = 90
-        img[y0 + 2 : y0 + 12, x_panel + 2 : x_panel + 12] = SEAT_RGB[s]
-        if not alive >> s & 1:
-            img[y0 + 6 : y0 + 8, x_panel : x_panel + 14] = (200, 0, 0)
-        if phase == K.PH_SETUP and viewer is not None and s != viewer:
-            continue
-        if phase != K.PH_OVER and st.info[g, K.I_CUR] == s:
-            img[y0 + 16 : y0 + 18, x_panel : x_panel + 14] = 0
-        x = x_panel + 20
-        y = y0
-        for p in range(12):
-            for _ in range(int(st.supply[g, s, p])):
-                if x + px > W:
-                    x = x_panel + 20
-                    y += px + 2
-                tri = _small_triangle(p % 3 + 1, px)
-                img[y : y + px, x : x + px][tri] = KIND_RGB[p // 3]
-                x += px
-    return img
+    return to_rgb(scene(game, st, g, viewer, last_move))
