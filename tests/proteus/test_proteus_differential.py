@@ -1,7 +1,8 @@
 """Differential test: the Numba kernel against the plain-Python reference, step by step.
 
 Seeded random games (uniform, plus biased policies that undo their last exchange to
-provoke PR-17 repetitions, and small ``max_turns`` to reach the PR-17 turn limit). At
+provoke PR-17 repetitions or walk a piece round a triangle so that a board recurs with the
+other player to move, and small ``max_turns`` to reach the PR-17 turn limit). At
 every step the legal action set, the next state and the outcome must be equal; the
 kernel's own random sampler must return a legal action. Coverage counters make sure the
 movement phase, wins of every goal kind (PR-15), both kinds of draw (PR-17), passes
@@ -33,8 +34,29 @@ def _kernel_snapshot(st: K.KernelState, b: int) -> tuple:
     )
 
 
+def _cycle_move(rng: np.random.Generator, legal: list[int], last: dict, me: int) -> int | None:
+    """A piece move that walks a triangle (a-b-c-a): the board recurs after an odd number
+    of own turns, so with the opponent undoing exchanges it recurs with the other player to
+    move (PR-17: a different position)."""
+    moves = [a for a in legal if A_MOVE <= a < A_SWAP]
+    if not moves:
+        return None
+    path = last.get(("path", me), [])
+    here = [a for a in moves if path and (a - A_MOVE) // 9 == path[-1]]
+    close = [a for a in here if len(path) >= 3 and (a - A_MOVE) % 9 == path[-3]]
+    onward = [a for a in here if len(path) < 2 or (a - A_MOVE) % 9 != path[-2]]
+    a = int(rng.choice(close or onward or moves))
+    src, dst = divmod(a - A_MOVE, 9)
+    last[("path", me)] = (path if path and path[-1] == src else [src])[-2:] + [dst]
+    return a
+
+
 def _choose(rng: np.random.Generator, legal: list[int], policy: str, last: dict, me: int) -> int:
-    if policy == "undo" and rng.random() < 0.85:
+    if policy == "cycle" and me == 0 and rng.random() < 0.9:
+        a = _cycle_move(rng, legal, last, me)
+        if a is not None:
+            return a
+    if policy in ("undo", "cycle") and rng.random() < 0.85:
         prev = last.get(me)
         if prev is not None and prev in legal:
             return prev  # an exchange undoes itself: positions recur (PR-17)
@@ -52,13 +74,14 @@ def _run(seed: int, min_steps: int) -> Counter:
     game_no = 0
     while steps < min_steps:
         max_turns = [int(rng.integers(1, 40)) if rng.random() < 0.3 else 200 for _ in range(BATCH)]
-        policies = [str(rng.choice(["uniform", "undo", "swappy"])) for _ in range(BATCH)]
+        policies = [str(rng.choice(["uniform", "undo", "swappy", "cycle"])) for _ in range(BATCH)]
         st = K.new_state(BATCH, seed=seed * 1000 + game_no, max_turns=200)
         st.max_turns[:] = max_turns
         game_no += 1
         refs = [RefGame(m) for m in max_turns]
         last: list[dict] = [{} for _ in range(BATCH)]
         counted = [False] * BATCH
+        movers: list[dict] = [{} for _ in range(BATCH)]  # board -> players seen to move
         mask = np.zeros((BATCH, NUM_ACTIONS), dtype=np.bool_)
         rewards = np.zeros((BATCH, 2), dtype=np.float32)
         done = np.zeros(BATCH, dtype=np.bool_)
@@ -87,6 +110,9 @@ def _run(seed: int, min_steps: int) -> Counter:
                 actions[b] = a
                 before = ref.cancellations
                 ref.step(a)
+                seen = movers[b].setdefault(ref.position()[:-1], set())
+                cov["board recurs, other mover"] += bool(seen) and ref.to_move not in seen
+                seen.add(ref.to_move)
                 cov["PR-7 cancellation"] += ref.cancellations - before
                 steps += 1
             K.step(st, actions, False, rewards, done)
@@ -120,6 +146,7 @@ def _check_coverage(cov: Counter, min_steps: int) -> None:
     assert cov["pass"] >= 5, cov
     assert cov["move"] >= 100, cov
     assert cov["PR-7 cancellation"] >= 1, cov
+    assert cov["board recurs, other mover"] >= 5, cov  # PR-17 position includes the mover
 
 
 @pytest.mark.slow
