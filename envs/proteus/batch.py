@@ -10,7 +10,7 @@ import numpy as np
 
 from envs.proteus import kernel as K
 from envs.proteus.constants import DEFAULT_MAX_TURNS, NUM_ACTIONS
-from envs.proteus.notation import format_position, parse_position
+from envs.proteus.notation import check_max_turns, format_position, parse_position
 
 OBS_SHAPE = (3, 3, K.N_PLANES)
 
@@ -27,11 +27,7 @@ class ProteusBatch:
     obs_shape: tuple[int, ...] = OBS_SHAPE
 
     def __init__(self, max_turns: int = DEFAULT_MAX_TURNS) -> None:
-        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)):
-            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
-        if max_turns < 1:
-            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
-        self.max_turns = int(max_turns)
+        self.max_turns = check_max_turns(max_turns)  # 1..2**31-1, ValueError otherwise
 
     def init(self, batch_size: int, seed: int) -> K.KernelState:
         """New games; game i's RNG key comes from (seed, i) only."""

@@ -37,11 +37,7 @@ class ProteusEnv(TurnBasedEnv):
     }
 
     def __init__(self, render_mode: str | None = None, max_turns: int = DEFAULT_MAX_TURNS):
-        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)):
-            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
-        if max_turns < 1:
-            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
-        self.max_turns = int(max_turns)
+        self.max_turns = notation.check_max_turns(max_turns)  # ValueError naming the problem
         self.possible_agents = ["black", "white"]
         self.num_actions = NUM_ACTIONS
         self.obs_shape = OBS_SHAPE

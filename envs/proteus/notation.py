@@ -20,6 +20,16 @@ Position text (one line, fields separated by single spaces)::
   current position.
 * ``result=`` (``black``, ``white``, ``repetition``, ``turns``) only for a finished game.
 
+Any string either parses or raises ``ValueError`` naming the problem. Besides its syntax a
+text is checked for consistency: each field at most once; ``max_turns`` in
+1..``MAX_TURNS_LIMIT`` (the kernel's int32 counters); at most ``turn + 1`` history entries;
+``result=`` only as the board supports it (``black``/``white``: that player alone meets the
+face-up goal, PR-16; ``repetition``: the position has occurred three times, no winner;
+``turns``: ``turn == max_turns``, no winner, no third occurrence, PR-17); a running game has
+no winner, no third occurrence and no position seen three times before the last; PR-2 (one
+face-up tile per colour) and PR-10 (in the placement phase every colour without a face-up
+tile can still be activated; in the movement phase every colour has one).
+
 Examples: the start ``.,.,./.,.,./.,.,. b 0/200 h=0ffffff000000000``; a movement-phase
 position with no history::
 
@@ -28,6 +38,7 @@ position with no history::
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -49,6 +60,24 @@ from envs.proteus.constants import (
 )
 
 FILES = "abc"
+#: the largest ``max_turns`` (the kernel counts turns in int32)
+MAX_TURNS_LIMIT = 2**31 - 1
+#: PR-15 THREE-IN-LINE: rows, columns, diagonals as square sets
+LINES = tuple(
+    frozenset(line)
+    for line in (
+        (0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6),
+    )
+)  # fmt: skip
+
+
+def check_max_turns(max_turns: object) -> int:
+    """``max_turns`` as an int in 1..MAX_TURNS_LIMIT (PR-17); ValueError naming it otherwise."""
+    if isinstance(max_turns, (bool, np.bool_)) or not isinstance(max_turns, (int, np.integer)):
+        raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+    if not 1 <= max_turns <= MAX_TURNS_LIMIT:
+        raise ValueError(f"max_turns must be in 1..{MAX_TURNS_LIMIT} (PR-17), got {max_turns!r}")
+    return int(max_turns)
 
 
 def square_name(sq: int) -> str:
@@ -73,6 +102,10 @@ def tile_name(tile: int) -> str:
 
 def action_to_str(action: int) -> str:
     """The rules file's notation of an action id (see ``constants`` for the encoding)."""
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(f"an action id is an integer in [0, {NUM_ACTIONS}), got {action!r}")
     a = int(action)
     if not 0 <= a < NUM_ACTIONS:
         raise ValueError(f"action {action!r} is out of range [0, {NUM_ACTIONS})")
@@ -238,14 +271,15 @@ def parse_position(text: str) -> Position:
         )
     if mover not in ("b", "w"):
         raise ValueError(f"mover {mover!r} must be 'b' (black) or 'w' (white)")
-    cm = re.fullmatch(r"(\d+)/(\d+)", counter)
+    cm = re.fullmatch(r"([0-9]{1,12})/([0-9]{1,12})", counter)
     if cm is None:
         raise ValueError(f"turn counter {counter!r} must be <turn>/<max_turns>, e.g. 12/200")
     turn, max_turns = int(cm.group(1)), int(cm.group(2))
-    if max_turns < 1:
-        raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+    if not 1 <= max_turns <= MAX_TURNS_LIMIT:
+        raise ValueError(f"max_turns must be in 1..{MAX_TURNS_LIMIT} (PR-17), got {max_turns}")
     history: list[int] | None = None
     status = 0
+    seen_result = False
     for field in rest:
         if field.startswith("h="):
             if history is not None:
@@ -260,11 +294,15 @@ def parse_position(text: str) -> Position:
                 raise ValueError(
                     "the history h= is empty; omit it or end with the current position"
                 )
-            if len(history) > max_turns + 1:
+            if len(history) > turn + 1:
                 raise ValueError(
-                    f"history has {len(history)} entries, more than max_turns + 1 = {max_turns + 1}"
+                    f"history has {len(history)} entries, more than turn + 1 = {turn + 1} "
+                    "(one per turn since the last placement, plus the start)"
                 )
         elif field.startswith("result="):
+            if seen_result:
+                raise ValueError("the field result= appears twice")
+            seen_result = True
             r = field[len("result=") :]
             if r not in RESULTS:
                 raise ValueError(f"result {r!r} must be one of {', '.join(RESULTS)}")
@@ -275,7 +313,96 @@ def parse_position(text: str) -> Position:
         raise ValueError(
             f"turn {turn} has reached max_turns {max_turns} but no result= is given (PR-17)"
         )
+    if len(seen_tiles) < 9 or len(seen_pieces) < 6:
+        _check_pr10(tile_at, piece_at, active)
+    _check_result(tile_at, piece_at, active, turn, max_turns, history, status)
     return Position(tile_at, piece_at, active, "bw".index(mover), turn, max_turns, history, status)
+
+
+def goal_winner(tile_at: np.ndarray, piece_at: np.ndarray, active: np.ndarray) -> int:
+    """PR-15/PR-16: the only player (0 black, 1 white) meeting the face-up goal, else -1."""
+    goal = int(active[2])
+    if goal < 0:
+        return -1
+    meets = []
+    for player in range(2):
+        squares = [sq for sq in range(9) if piece_at[sq] >= 0 and piece_at[sq] // 3 == player]
+        if len(squares) < 3:  # PR-15: a goal needs all three pieces on the board
+            meets.append(False)
+        elif goal == 0:  # THREE-IN-LINE
+            meets.append(frozenset(squares) in LINES)
+        else:  # COLOUR (goal 1) or SHAPE (goal 2) of the three tiles under the pieces
+            kinds = {int(tile_at[sq]) // 3 if goal == 1 else int(tile_at[sq]) % 3 for sq in squares}
+            meets.append(len(kinds) == 1)
+    if meets[0] != meets[1]:
+        return 0 if meets[0] else 1
+    return -1  # nobody, or both: play goes on (PR-16)
+
+
+def _check_pr10(tile_at: np.ndarray, piece_at: np.ndarray, active: np.ndarray) -> None:
+    """Placement phase: every colour without a face-up tile can still be activated (PR-10)."""
+    need = [c for c in range(3) if active[c] < 0]
+    if not need:
+        return
+    hand = [pc for pc in range(6) if pc not in set(int(p) for p in piece_at)]
+    covered = {int(tile_at[sq]) for sq in range(9) if piece_at[sq] >= 0}
+    avail = set(range(9)) - covered  # in the pool or placed without a piece
+    for chosen in itertools.permutations(hand, len(need)):
+        if all(3 * c + pc % 3 in avail for c, pc in zip(need, chosen, strict=True)):
+            return
+    names = ", ".join(("brown", "turquoise", "gold")[c] for c in need)
+    raise ValueError(
+        f"placement-phase position where {names} can no longer all be activated: no "
+        "pieces in hand match their free tiles (PR-10 forbids it)"
+    )
+
+
+def _check_result(
+    tile_at: np.ndarray,
+    piece_at: np.ndarray,
+    active: np.ndarray,
+    turn: int,
+    max_turns: int,
+    history: list[int] | None,
+    status: int,
+) -> None:
+    """``result=`` as the board supports it, and no running game that should have ended."""
+    winner = goal_winner(tile_at, piece_at, active)
+    keys = history or []
+    occurrences = keys.count(keys[-1]) if keys else 1
+    for i in range(len(keys) - 1):
+        if keys[: i + 1].count(keys[i]) >= 3:
+            raise ValueError(
+                f"history entry {i} ({keys[i]:016x}) is a third occurrence: the game ended "
+                "there by repetition (PR-17)"
+            )
+    names = {v: k for k, v in RESULTS.items()}
+    if status == 0:
+        if winner >= 0:
+            raise ValueError(
+                f"the game is running but {'black' if winner == 0 else 'white'} alone meets the "
+                "face-up goal: it has won (PR-16); give result=, or fix the board"
+            )
+        if occurrences >= 3:
+            raise ValueError(
+                "the game is running but its position has occurred three times: it is a draw "
+                "by repetition (PR-17); give result=repetition"
+            )
+        return
+    why = ""
+    if status in (1, 2) and winner != status - 1:
+        who = names[status]
+        why = f"{who} does not meet the face-up goal alone (PR-15, PR-16)"
+    elif status in (3, 4) and winner >= 0:
+        why = f"{'black' if winner == 0 else 'white'} meets the face-up goal alone: it won (PR-16)"
+    elif status == 3 and occurrences < 3:
+        why = f"the position has occurred {occurrences} time(s), not three (PR-17; see h=)"
+    elif status == 4 and occurrences >= 3:
+        why = "the position occurred a third time: that is result=repetition (PR-17)"
+    elif status == 4 and turn != max_turns:
+        why = f"turn {turn} has not reached max_turns {max_turns} (PR-17)"
+    if why:
+        raise ValueError(f"result={names[status]} does not fit the board: {why}")
 
 
 DEFAULT_START = f".,.,./.,.,./.,.,. b 0/{DEFAULT_MAX_TURNS}"

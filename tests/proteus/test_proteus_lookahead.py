@@ -28,7 +28,7 @@ from envs.proteus.notation import action_to_str, str_to_action
 # positions of tests/proteus/test_proteus_rules.py
 M1 = "Mo+:bo,Ts,Gt/Ms:ws,Tt+:bt,Go+:wo/Mt:wt,To:bs,Gs b 40/200"  # THREE-IN-LINE goal
 P1 = "Ms+:bs,Mt:bo,Gs+:ws/Mo,.,./.,.,. b 6/200"  # placement, COLOUR goal
-S2 = "Ms:bt,Mt,Gt+/Mo+:ws,Ts:bs,Go:wo/To:wt,Tt+:bo,Gs b 30/200"  # SHAPE goal, white on circles
+S2 = "Ms:bt,Mt,Gt+/Mo+:ws,Ts:bs,Go:wo/To:wt,Tt+,Gs:bo b 30/200"  # SHAPE goal, both meet it
 
 
 def flagged(text: str, flag: int, seat: int | None = None) -> set[str]:
@@ -54,7 +54,7 @@ def test_win_now_in_the_placement_phase_pr16() -> None:
 def test_lose_now_when_the_move_completes_the_opponents_goal_pr16() -> None:
     # a3-b3 leaves black on no single shape while white stands on three circles
     assert "a3-b3" in flagged(S2, LOSE_NOW)
-    assert "b1-c1" not in flagged(S2, LOSE_NOW) | flagged(S2, WIN_NOW)  # both meet: goes on
+    assert "b3<>c3" not in flagged(S2, LOSE_NOW) | flagged(S2, WIN_NOW)  # both meet: goes on
 
 
 def test_draw_now_third_occurrence_pr17() -> None:

@@ -305,16 +305,19 @@ def test_pr15_goal_needs_all_three_pieces_on_board() -> None:
     assert status(e) == "black wins"
 
 
+# SHAPE goal; black on three squares, white on three circles: both meet, play goes on
+S2 = "Ms:bt,Mt,Gt+/Mo+:ws,Ts:bs,Go:wo/To:wt,Tt+,Gs:bo b 30/200"
+
+
 def test_pr16_both_meeting_goal_play_goes_on() -> None:
-    s2 = "Ms:bt,Mt,Gt+/Mo+:ws,Ts:bs,Go:wo/To:wt,Tt+:bo,Gs b 30/200"
-    e = load(s2)
-    play(e, "b1-c1")  # black: squares; white already on circles: both meet
+    e = load(S2)  # a running game in which both meet the goal is consistent (PR-16)
+    assert status(e) == "ongoing"
+    play(e, "b3<>c3")  # exchange two vacant triangles: both still meet
     assert status(e) == "ongoing"
 
 
 def test_pr16_goal_checked_for_the_player_not_moving() -> None:
-    s2 = "Ms:bt,Mt,Gt+/Mo+:ws,Ts:bs,Go:wo/To:wt,Tt+:bo,Gs b 30/200"
-    e = load(s2)
+    e = load(S2)
     play(e, "a3-b3")  # black does not meet it; white (on three circles) does
     assert status(e) == "white wins"
     assert e.rewards == {"black": -1.0, "white": 1.0}
