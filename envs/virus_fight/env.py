@@ -173,7 +173,7 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
         return out
 
     def action_to_str(self, action: int) -> str:
-        return notation.action_to_str(int(action), self.board_size)
+        return notation.action_to_str(action, self.board_size)  # ValueError unless an int id
 
     def str_to_action(self, text: str) -> int:
         return notation.str_to_action(text, self.board_size)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from envs.virus_fight.kernel import KIND_LETTERS, action_offsets, num_actions
 
 _SQ = r"([a-h])([1-8])"
@@ -25,6 +27,11 @@ _PUT = re.compile(rf"^([MWJE])([123])@{_SQ}$")
 _MOVE = re.compile(rf"^{_SQ}-{_SQ}$")
 _ERASE = re.compile(rf"^x{_SQ}$")
 _MARK = re.compile(rf"^\*{_SQ}$")
+
+
+def _check_size(n: object) -> None:
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 5 <= n <= 8:
+        raise ValueError(f"board size must be an int in 5..8 (VF-4), got {n!r}")
 
 
 def square_to_str(cell: int, n: int) -> str:
@@ -35,7 +42,7 @@ def square_to_str(cell: int, n: int) -> str:
 
 def str_to_square(text: str, n: int) -> int:
     """``c1`` style name -> cell index; ValueError when off an n x n board."""
-    m = re.fullmatch(_SQ, text)
+    m = re.fullmatch(_SQ, text) if isinstance(text, str) else None
     if not m:
         raise ValueError(f"bad square {text!r}: expected a file a-h and a rank 1-8")
     col = ord(m.group(1)) - ord("a")
@@ -52,13 +59,24 @@ def piece_to_str(p: int) -> str:
 
 def str_to_piece(text: str) -> int:
     """``W2`` -> piece code (ValueError when malformed)."""
-    if len(text) != 2 or text[0] not in KIND_LETTERS or text[1] not in "123":
+    if (
+        not isinstance(text, str)
+        or len(text) != 2
+        or text[0] not in KIND_LETTERS
+        or text[1] not in "123"
+    ):
         raise ValueError(f"bad instruction {text!r}: expected M/W/J/E and a size 1-3")
     return 3 * KIND_LETTERS.index(text[0]) + int(text[1]) - 1
 
 
 def action_to_str(action: int, n: int) -> str:
-    """Action id -> notation string (ValueError when out of range)."""
+    """Action id -> notation string (ValueError when not an integer id or out of range)."""
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(f"an action id is an integer, got {action!r}")
+    action = int(action)
+    _check_size(n)
     cells = n * n
     if not 0 <= action < num_actions(n):
         raise ValueError(f"action {action} out of range 0..{num_actions(n) - 1}")
@@ -80,6 +98,7 @@ def str_to_action(text: str, n: int) -> int:
     """Notation string -> action id; ValueError naming the problem when malformed."""
     if not isinstance(text, str):
         raise ValueError(f"move must be a string, got {type(text).__name__}")
+    _check_size(n)
     t = text.strip()
     cells = n * n
     _, o_move, o_erase, o_mark, o_pass = action_offsets(n)

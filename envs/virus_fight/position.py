@@ -147,8 +147,16 @@ def _parse_board(text: str, n: int) -> np.ndarray:
     return cells
 
 
+def _number(text: str) -> int | None:
+    """A plain decimal number of at most 12 ASCII digits, else None."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
+        return None
+    return int(text)
+
+
 def _seat(text: str, P: int, what: str) -> int:
-    if not text.isdigit() or not 0 <= int(text) < P:
+    value = _number(text)
+    if value is None or not 0 <= value < P:
         raise ValueError(f"{what} must be a seat 0..{P - 1}, got {text!r}")
     return int(text)
 
@@ -206,7 +214,7 @@ def from_text(game: VirusFightBatch, text: str, key: int = 0) -> VFState:
         st.marker[0, s] = c
 
     sups = fields["supply"].split(",")
-    if len(sups) != P or any(len(x) != 12 or not x.isdigit() for x in sups):
+    if len(sups) != P or any(len(x) != 12 or _number(x) is None for x in sups):
         raise ValueError(f"supply must be {P} groups of 12 digits, got {fields['supply']!r}")
     for s, x in enumerate(sups):
         st.supply[0, s] = [int(ch) for ch in x]
@@ -224,9 +232,14 @@ def from_text(game: VirusFightBatch, text: str, key: int = 0) -> VFState:
     if fields["phase"] not in PHASE_CODES:
         raise ValueError(f"phase must be one of {', '.join(PHASE_CODES)}, got {fields['phase']!r}")
     phase = PHASE_CODES[fields["phase"]]
-    if not fields["round"].isdigit():
+    rnd_value = _number(fields["round"])
+    if rnd_value is None:
         raise ValueError(f"round must be a number, got {fields['round']!r}")
-    rnd = int(fields["round"])
+    rnd = rnd_value
+    if phase != K.PH_SETUP and not 1 <= rnd <= game.max_rounds:  # before int32 storage
+        raise ValueError(f"round must be 1..{game.max_rounds} after setup, got {rnd}")
+    if phase == K.PH_SETUP and rnd != 0:
+        raise ValueError("during setup round must be 0 and first '-'")
     info = st.info[0]
     info[K.I_PHASE] = phase
     info[K.I_ALIVE] = alive
