@@ -12,7 +12,7 @@ whole logits within a run). The features
 are the last ``n_flags * n_actions`` entries of the flat observation (they also reach the
 MLP with the rest of it). Why: a plain MLP maps feature ``(f, a)`` to logit ``a`` only by
 learning each of the ``n_actions`` diagonal links apart; sharing one weight per feature lets
-a fact such as "this move hands the opponent a win" (``envs.proteus.lookahead``) shape
+a fact such as "this move hands the opponent a win" (a game's lookahead variant, ``arena train --obs``) shape
 every action's logit after a few updates. The critic is unchanged.
 """
 

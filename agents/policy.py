@@ -1,15 +1,15 @@
 """A trained policy as an agent: loads an ``arena train`` checkpoint (SB3 zip), acts in batch.
 
-Board games: the masked distribution of a MaskablePPO policy; the mask is applied at
+Turn-based games: the masked distribution of a MaskablePPO policy; the mask is applied at
 inference too (a dropped mask is how tic-tac-toe agents trained in PettingZoo's tutorial
 came to play illegal moves), so ``act`` never returns an illegal action: illegal actions
-get probability 0 before the argmax or the draw. Moon Shot: the Gaussian policy of PPO
-(mean when deterministic) or SAC's squashed actor, clipped to [-1, 1].
+get probability 0 before the argmax or the draw. Continuous actions: the Gaussian policy
+of PPO (mean when deterministic) or SAC's squashed actor, clipped to [-1, 1].
 
-A Proteus policy trained with ``--obs lookahead`` reads the lookahead facade's
-observations (``envs.proteus.lookahead``); loaded (with ``game="proteus"`` or no game) it
-asks for the ``ActContext`` and computes them itself from the game state, so ladders, evaluation and
-play hand it the usual facade.
+A policy trained on an observation variant (``arena train --obs``, e.g. lookahead flags;
+a game's registry entry lists its variants) is recognised on load by its input shape; it
+then asks for the ``ActContext`` and computes those observations itself from the game
+state, so ladders, evaluation and play hand it the usual facade.
 
 Stochastic play draws from the agent's own ``numpy`` generator (``reset(seed)``), not
 torch's global RNG, so a seeded ladder pairing is reproducible.
@@ -114,11 +114,9 @@ class PolicyAgent(Agent):
         custom = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.2}
         model = algo.load(zip_path, device="cpu", custom_objects=custom)
         agent = cls(model.policy, deterministic, seed=seed, name=f"policy:{zip_path}", model=model)
-        if game in (None, "proteus"):
-            from envs.proteus.lookahead import ProteusLookaheadBatch
-
-            if agent.obs_shape == ProteusLookaheadBatch.obs_shape:  # trained with --obs lookahead
-                agent.observe_with(ProteusLookaheadBatch())
+        observer = _variant_observer(game, agent.obs_shape)
+        if observer is not None:  # trained on an observation variant (--obs)
+            agent.observe_with(observer)
         return agent
 
     def reset(self, seed: int | None = None) -> None:
@@ -187,3 +185,17 @@ class PolicyAgent(Agent):
                 std = dist.distribution.stddev.cpu().numpy()
                 actions = mean + std * self.rng.standard_normal(mean.shape)
         return np.clip(actions, -1.0, 1.0).astype(np.float32)
+
+
+def _variant_observer(game: str | None, obs_shape: tuple[int, ...]) -> Any:
+    """The observation-variant facade (a registry entry's ``observations``) whose
+    observations have ``obs_shape``, for ``game`` or, when None, any registered game."""
+    from envs import registry
+
+    specs = list(registry.specs()) if game is None else [registry.get(game)]
+    for spec in specs:
+        for ref in spec.observations.values():
+            cls = registry.load(ref)
+            if tuple(getattr(cls, "obs_shape", ())) == tuple(obs_shape):
+                return cls()
+    return None

@@ -8,7 +8,7 @@ measure                         loop
 ==============================  =============================================================
 ``kernel self-play``            ours: the batch facade (``envs.<game>.batch``),
                                 ``random_actions`` + ``step(auto_reset=True)``, B games/call;
-                                Moon Shot: batched physics + scoring + turn step, B shots/call
+                                continuous actions: physics + scoring + turn, B shots/call
 ``AEC env()``                   ours: ``envs.<game>_v0.env()``, ``last``/``step`` per move
 ``peer pettingzoo env()``       PettingZoo classic ``tictactoe_v3`` / ``connect_four_v3``
                                 ``env()``, the same AEC loop as ours
@@ -44,7 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.throughput import write_report
+from benchmarks import write_report
+from envs import registry
 
 Row = dict[str, Any]
 
@@ -55,9 +56,6 @@ OS_CPP = "peer openspiel C++ loop"
 OS_PY = "peer openspiel python loop"
 PGX = "peer pgx jit(vmap(step))"
 
-#: our games left out of the ratio table: a physics game has no like-for-like board-game
-#: peer (its peer is pymunk, in ``benchmarks/moon_shot.py``)
-NO_RATIOS = ("moon_shot",)
 
 #: (peer measure, our measure it is compared with) for the ratio table.
 COMPARISONS = ((PGX, KERNEL), (OS_CPP, KERNEL), (OS_PY, AEC), (PZ, AEC))
@@ -122,18 +120,8 @@ class OurGame:
     aec: Callable[[], Any]  # -> PettingZoo AEC env()
 
 
-def _proteus_facade() -> Any:
-    module = importlib.import_module("envs.proteus.batch")
-    return _facade_class(module)()
-
-
-def _virus_fight_facade() -> Any:
-    module = importlib.import_module("envs.virus_fight.batch")
-    return module.VirusFightBatch(num_players=2)
-
-
 def _facade_class(module: Any) -> Any:
-    """The BatchGame class a game's ``batch`` module defines (its name is the game's choice)."""
+    """Deprecated: the BatchGame class a ``batch`` module defines (the registry names it)."""
     for value in vars(module).values():
         if (
             isinstance(value, type)
@@ -144,41 +132,63 @@ def _facade_class(module: Any) -> Any:
     raise ImportError(f"{module.__name__} defines no batch facade class")
 
 
+def our_game(name: str) -> OurGame:
+    """The harness's view of registered game ``name`` (its entry's facade and AEC env)."""
+    spec = registry.get(name)
+    facade: Callable[[], Any] | None = None
+    if spec.peer_facade is not None:
+        facade = registry.load(spec.peer_facade)
+    elif spec.batch is not None:
+
+        def facade() -> Any:
+            return registry.make_batch(name, 2 if 2 in spec.players else None)
+
+    def aec() -> Any:
+        kwargs = {spec.env_players_arg: 2} if spec.env_players_arg and 2 in spec.players else {}
+        return registry.make_env(name, "aec", **kwargs)
+
+    return OurGame(name, spec.peer_config or f"{spec.default_players}p", facade, aec)
+
+
+def __getattr__(name: str) -> Any:
+    """``OUR_GAMES``: every registered game, as the harness sees it."""
+    if name == "OUR_GAMES":
+        return tuple(our_game(g) for g in registry.names())
+    if name == "NO_RATIOS":
+        return tuple(s.name for s in registry.specs() if s.continuous)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _our_games() -> tuple[OurGame, ...]:
+    """OUR_GAMES as set on the module (tests narrow it), else from the registry."""
+    games = globals().get("OUR_GAMES")
+    return tuple(games) if games is not None else __getattr__("OUR_GAMES")
+
+
 class MoonShotSelfPlay:
-    """Moon Shot's turn game over its batched kernels, shaped like a BatchGame for the
-    harness: one shot per game per call (physics + scoring in one ``run_shots`` call, then
-    ``turn_step``), random actions in [-1, 1]^4, finished games restarted. This is exactly
-    the per-shot path of ``moon_shot_v0``, batched."""
+    """Moon Shot's turn game for the harness: its batch facade
+    (``envs.moon_shot.batch.MoonShotBatch``) as is, one shot per game per call (physics and
+    scoring in one call, then MS-14..MS-17), random actions in [-1, 1]^4 from each game's
+    key, finished games restarted. This is exactly the per-shot path of ``moon_shot_v0``,
+    batched."""
 
     def __init__(self, num_players: int = 2) -> None:
-        from envs.moon_shot.env import MoonShotConfig
+        from envs.moon_shot.batch import MoonShotBatch
 
-        self.config = MoonShotConfig(num_players=num_players)
+        self.game = MoonShotBatch(num_players=num_players)
+        self.config = self.game.config
         self.num_players = num_players
-        self._rng = np.random.default_rng(0)
 
     def init(self, batch_size: int, seed: int) -> Any:
-        from envs.moon_shot import game
-
-        return game.new_games(batch_size, self.num_players, game.derive_keys(seed, batch_size))
+        return self.game.init(batch_size, seed)
 
     def random_actions(self, state: Any) -> np.ndarray:
-        return self._rng.uniform(-1.0, 1.0, (state.turn.shape[0], 4))
+        return self.game.random_actions(state)
 
-    def step(self, state: Any, actions: np.ndarray, auto_reset: bool = False) -> None:
-        from envs.moon_shot import game
-        from envs.moon_shot.env import run_shots
-
-        shots = run_shots(actions, game.shot_seeds(state.key, state.turn), self.config)
-        sc = shots.score
-        game.turn_step(
-            state, sc.points, sc.crack, sc.colony, sc.landed, max_rounds=self.config.max_rounds
-        )
-        if auto_reset and state.done.any():
-            idx = np.flatnonzero(state.done)
-            fresh = game.new_games(len(idx), self.num_players, state.key[idx] + np.uint64(1))
-            for name, value in vars(fresh).items():
-                getattr(state, name)[idx] = value
+    def step(
+        self, state: Any, actions: np.ndarray, auto_reset: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        return self.game.step(state, actions, auto_reset)
 
 
 def _aec(module: str, **kwargs: Any) -> Callable[[], Any]:
@@ -186,13 +196,6 @@ def _aec(module: str, **kwargs: Any) -> Callable[[], Any]:
         return importlib.import_module(module).env(**kwargs)
 
     return make
-
-
-OUR_GAMES = (
-    OurGame("proteus", "2p 3x3", _proteus_facade, _aec("envs.proteus_v0")),
-    OurGame("virus_fight", "2p 5x5", _virus_fight_facade, _aec("envs.virus_fight_v0")),
-    OurGame("moon_shot", "2p", MoonShotSelfPlay, _aec("envs.moon_shot_v0")),
-)
 
 
 def bench_facade(facade: Any, batch: int, seconds: float) -> tuple[float, float]:
@@ -338,6 +341,29 @@ def _installed(module: str) -> str | None:
     return None
 
 
+def our_rows(
+    g: OurGame, batch_sizes: list[int], seconds: float, threads: int, loop_sizes: list[int]
+) -> list[Row]:
+    """The kernel self-play rows (every batch size) and AEC rows (every loop size) of ``g``."""
+    rows: list[Row] = []
+    for b in batch_sizes:
+        if g.facade is None:
+            rows.append(_row(g.game, g.config, KERNEL, b, threads, None, skipped="no batch facade"))
+            continue
+        try:
+            rate, comp = bench_facade(g.facade(), b, seconds)
+            rows.append(_row(g.game, g.config, KERNEL, b, threads, rate, round(comp, 2)))
+        except Exception as exc:  # a game not landed yet is reported, not fatal
+            rows.append(_row(g.game, g.config, KERNEL, b, threads, None, skipped=_skip(exc)))
+    for b in loop_sizes:
+        try:
+            rate, comp = bench_aec(g.aec, b, seconds)
+            rows.append(_row(g.game, g.config, AEC, b, 1, rate, round(comp, 2)))
+        except Exception as exc:
+            rows.append(_row(g.game, g.config, AEC, b, 1, None, skipped=_skip(exc)))
+    return rows
+
+
 def run(batch_sizes: list[int], seconds: float, threads: int, loop_games: int = 64) -> list[Row]:
     """All rows: our games then the peers, at every batch size."""
     try:
@@ -348,24 +374,8 @@ def run(batch_sizes: list[int], seconds: float, threads: int, loop_games: int = 
         pass
     rows: list[Row] = []
     loop_sizes = sorted({min(b, loop_games) for b in batch_sizes})
-    for g in OUR_GAMES:
-        for b in batch_sizes:
-            if g.facade is None:
-                rows.append(
-                    _row(g.game, g.config, KERNEL, b, threads, None, skipped="no batch facade")
-                )
-                continue
-            try:
-                rate, comp = bench_facade(g.facade(), b, seconds)
-                rows.append(_row(g.game, g.config, KERNEL, b, threads, rate, round(comp, 2)))
-            except Exception as exc:  # a game not landed yet is reported, not fatal
-                rows.append(_row(g.game, g.config, KERNEL, b, threads, None, skipped=_skip(exc)))
-        for b in loop_sizes:
-            try:
-                rate, comp = bench_aec(g.aec, b, seconds)
-                rows.append(_row(g.game, g.config, AEC, b, 1, rate, round(comp, 2)))
-            except Exception as exc:
-                rows.append(_row(g.game, g.config, AEC, b, 1, None, skipped=_skip(exc)))
+    for g in _our_games():
+        rows.extend(our_rows(g, batch_sizes, seconds, threads, loop_sizes))
 
     import sys
 
@@ -410,6 +420,12 @@ def run(batch_sizes: list[int], seconds: float, threads: int, loop_games: int = 
     return rows
 
 
+def _no_ratios(game: str) -> bool:
+    """Left out of the ratio table: a continuous-action (physics) game has no like-for-like
+    board-game peer (its peer, e.g. pymunk, is in its own benchmark module)."""
+    return game in registry.names() and registry.get(game).continuous
+
+
 def _peer_rate(rows: list[Row], game: str, measure: str, batch: int) -> float | None:
     """The peer's rate at ``batch``; one-game loops use their largest measured batch <= it."""
     cands = [
@@ -430,7 +446,7 @@ def ratios(rows: list[Row]) -> list[Row]:
     for ours in rows:
         if ours["rate"] is None or not any(ours["measure"] == m for _, m in COMPARISONS):
             continue
-        if ours["game"] in {p[0] for p in PEER_GAMES} or ours["game"] in NO_RATIOS:
+        if ours["game"] in {p[0] for p in PEER_GAMES} or _no_ratios(ours["game"]):
             continue
         entry: Row = {
             "game": ours["game"],

@@ -1,28 +1,37 @@
 """Self-play throughput of every game, side by side with peers, in one run.
 
-Each game's module (``benchmarks/<game>.py``) measures its own rows with one harness:
-random self-play steps through the batched kernel (auto-reset on), mask + observation
-encoding separately, and the AEC ``env()`` playing random legal moves, plus the peers it
-is compared with (PettingZoo's ``tictactoe_v3`` ``env()``, pymunk for Moon Shot). Numba
-compile time is reported, never hidden in the rates.
+Every registered game (``envs/registry.py``) gives its rows: its entry's ``bench``
+function when it has one (random self-play steps through the batched kernel, auto-reset
+on; mask + observation encoding separately; the AEC ``env()`` playing random legal
+moves; plus the peers it is compared with, e.g. PettingZoo's ``tictactoe_v3`` ``env()``
+or a physics engine), else the generic rows of ``benchmarks.peers`` (kernel self-play
+through its batch facade and the AEC loop). Numba compile time is reported, never hidden
+in the rates.
 
     arena bench                                  # all games, default batches, table + JSON
-    arena bench --games proteus --batch 1 1024 16384 --threads 2 --seconds 1.0
+    arena bench --games GAME --batch 1 1024 16384 --threads 2 --seconds 1.0
     python -m benchmarks.throughput --quick      # a few seconds per game
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import os
-import platform
 import time
 from pathlib import Path
 from typing import Any
 
-GAMES = ("proteus", "virus_fight", "moon_shot")
+from benchmarks import write_report
+from envs import registry
+
+__all__ = ["main", "print_table", "run", "write_report"]
+
+
+def __getattr__(name: str) -> Any:
+    """``GAMES`` of old callers: the registered games."""
+    if name == "GAMES":
+        return registry.names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _format_rate(rate: float) -> str:
@@ -65,41 +74,29 @@ def print_table(rows: list[dict[str, Any]]) -> None:
     Console().print(table)
 
 
-def write_report(
-    path: Path, rows: list[dict[str, Any]], started: float, extra: dict[str, Any]
-) -> None:
-    """Write a benchmark's JSON report: machine, wall time, every row, plus ``extra``."""
-    report = {
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-        },
-        **extra,
-        "wall_s": round(time.time() - started, 2),
-        "rows": rows,
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=2))
-    print(f"wrote {path}")
-
-
 def run(
     games: list[str], batch_sizes: list[int], seconds: float, threads: int
 ) -> list[dict[str, Any]]:
-    """Run each game's benchmark module and collect its rows."""
+    """Run each game's benchmark (its entry's ``bench``, else the generic rows)."""
     rows: list[dict[str, Any]] = []
     for game in games:
-        module = importlib.import_module(f"benchmarks.{game}")
-        rows.extend(module.run(batch_sizes=batch_sizes, seconds=seconds, threads=threads))
+        spec = registry.get(game)
+        if spec.bench is not None:
+            bench = registry.load(spec.bench)
+            rows.extend(bench(batch_sizes=batch_sizes, seconds=seconds, threads=threads))
+            continue
+        from benchmarks import peers
+
+        loops = sorted({min(b, 64) for b in batch_sizes})
+        rows.extend(peers.our_rows(peers.our_game(game), batch_sizes, seconds, threads, loops))
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     """``arena bench``: print the table and write the JSON report."""
     parser = argparse.ArgumentParser(prog="arena bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
+    games = list(registry.names())
+    parser.add_argument("--games", nargs="+", choices=games, default=games)
     parser.add_argument("--batch", nargs="+", type=int, default=[1, 1024, 16384])
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")

@@ -1,8 +1,11 @@
 """Tabletop Arena environments.
 
-Each game is a PettingZoo-classic style module: ``envs.proteus_v0``,
-``envs.virus_fight_v0`` and ``envs.moon_shot_v0`` expose ``env()`` and ``raw_env``.
-Importing this package does not import torch or pygame.
+Each game is a PettingZoo-classic style module ``envs.<game>_v0`` exposing ``env()`` and
+``raw_env`` (and ``parallel_env()`` where players act at once); the game registry
+(``envs.registry``) lists the games and where each one's pieces live. Importing this
+package does not import torch or pygame.
 """
 
-__all__ = ["proteus_v0", "virus_fight_v0", "moon_shot_v0"]
+from envs.registry import names as _names
+
+__all__ = [f"{_name}_v0" for _name in _names()]

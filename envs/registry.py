@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -83,7 +84,9 @@ class GameSpec:
     play: Ref | None = None  # ``arena play GAME`` entry point (argv) -> int
     openspiel: str | None = None  # module registering its pyspiel game on import
     demo: Mapping[str, Any] = field(default_factory=dict)
-    aliases: Mapping[str, str] = field(default_factory=dict)  # old module -> new module
+    evaluate: Ref | None = None  # (agent, args) -> exit code: ``training.evaluate``'s own path
+    #: deprecated paths: "old.module" -> "new.module", "old.module:attr" -> "new.module:attr"
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier():
@@ -179,7 +182,30 @@ def make_env(name: str, kind: str = "aec", **kwargs: Any) -> Any:
     return load(ref)(**kwargs)
 
 
-# -- deprecated module paths ------------------------------------------------------------------
+# -- deprecated paths ----------------------------------------------------------------------
+def _alias(old: str) -> str | None:
+    for spec in _GAMES.values():
+        if old in spec.aliases:
+            return spec.aliases[old]
+    return None
+
+
+def deprecated_attrs(module: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` serving the old names of ``module`` the entries list.
+
+    A game-specific function that moved into its game's folder stays reachable under its
+    old ``module:attr`` path without the old module naming the game.
+    """
+
+    def __getattr__(name: str) -> Any:
+        target = _alias(f"{module}:{name}")
+        if target is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        return load(target)
+
+    return __getattr__
+
+
 class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Keeps a game module importable under the path it had before it moved into its
     game's folder: ``import old.path`` gives the module at the entry's new path."""
@@ -194,15 +220,15 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     @staticmethod
     def _target(fullname: str) -> str | None:
-        for spec in _GAMES.values():
-            if fullname in spec.aliases:
-                return spec.aliases[fullname]
-        return None
+        return _alias(fullname)
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if self._target(fullname) is None:
+        target = self._target(fullname)
+        if target is None:
             return None
-        return importlib.machinery.ModuleSpec(fullname, self)
+        found = importlib.util.find_spec(target)
+        origin = found.origin if found is not None else None
+        return importlib.machinery.ModuleSpec(fullname, self, origin=origin)
 
     def create_module(self, spec: Any) -> ModuleType:
         target = self._target(spec.name)
@@ -211,6 +237,15 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         """The target module is already executed."""
+
+    def get_code(self, fullname: str) -> Any:
+        """The target's code, so that ``python -m old.path`` runs the moved module."""
+        target = self._target(fullname)
+        assert target is not None
+        found = importlib.util.find_spec(target)
+        if found is None or found.loader is None:
+            raise ImportError(f"{fullname}: its new path {target} is missing")
+        return found.loader.get_code(target)  # type: ignore[attr-defined]
 
 
 # -- the games ----------------------------------------------------------------------------
@@ -224,17 +259,22 @@ register(
         aec="envs.proteus_v0:env",
         env_players_arg=None,
         max_len_arg="max_turns",
-        agents={"heuristic": "agents.proteus_heuristic:ProteusHeuristicAgent"},
+        agents={"heuristic": "envs.proteus.heuristic:ProteusHeuristicAgent"},
         ladder_agents=("random", "heuristic", "mcts:50"),
         observations={"lookahead": "envs.proteus.lookahead:ProteusLookaheadBatch"},
         train_examples=(
             "arena train proteus --obs lookahead --time-limit 30 "
             "--opponents self:0.4,random:0.1,heuristic:0.5",
         ),
-        bench="benchmarks.proteus:run",
+        bench="envs.proteus.bench:run",
         peer_config="2p 3x3",
         play="envs.proteus.play:main",
-        openspiel="envs.openspiel.proteus",
+        openspiel="envs.proteus.openspiel",
+        aliases={
+            "agents.proteus_heuristic": "envs.proteus.heuristic",
+            "benchmarks.proteus": "envs.proteus.bench",
+            "envs.openspiel.proteus": "envs.proteus.openspiel",
+        },
         demo={
             "steps": 300_000,
             "agents": ("random", "heuristic", "mcts:16"),
@@ -252,15 +292,20 @@ register(
         batch="envs.virus_fight.batch:VirusFightBatch",
         aec="envs.virus_fight_v0:env",
         max_len_arg="max_rounds",
-        agents={"heuristic": "agents.virus_fight_heuristic:VirusFightHeuristicAgent"},
+        agents={"heuristic": "envs.virus_fight.heuristic:VirusFightHeuristicAgent"},
         ladder_agents=("random", "heuristic", "mcts:50"),
         train_examples=(
             "arena train virus_fight --players 3 --opponents self:0.7,random:0.1,heuristic:0.2",
         ),
-        bench="benchmarks.virus_fight:run",
+        bench="envs.virus_fight.bench:run",
         peer_config="2p 5x5",
         play="envs.virus_fight.play:main",
-        openspiel="envs.openspiel.virus_fight",
+        openspiel="envs.virus_fight.openspiel",
+        aliases={
+            "agents.virus_fight_heuristic": "envs.virus_fight.heuristic",
+            "benchmarks.virus_fight": "envs.virus_fight.bench",
+            "envs.openspiel.virus_fight": "envs.virus_fight.openspiel",
+        },
         demo={
             "steps": 100_000,
             "agents": ("random", "heuristic", "mcts:16"),
@@ -300,12 +345,14 @@ register(
             "checkpoint_every": 20_000,
         },
         trainer="training.moon_shot:setup",
+        evaluate="training.moon_shot:evaluate",
         train_examples=("arena train moon_shot --steps 300000",),
         runner="training.ladder_moon_shot:MoonShotRunner",
         bench="benchmarks.moon_shot:run",
         peer_config="2p",
         peer_facade="benchmarks.peers:MoonShotSelfPlay",
         play="envs.moon_shot.play:main",
+        aliases={"training.evaluate:moon_shot_returns": "training.moon_shot:solo_returns"},
         demo={
             "steps": 20_000,
             "agents": ("random", "aim"),

@@ -9,27 +9,35 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import Any
 
-GAMES = ("proteus", "virus_fight", "moon_shot")
+from envs import registry
+
+
+def __getattr__(name: str) -> Any:
+    """``GAMES`` of old callers: the registered games (``envs/registry.py``)."""
+    if name == "GAMES":
+        return registry.names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _play(argv: list[str]) -> int:
     """``arena play GAME [game options]``: a person against random movers in the terminal."""
+    games = registry.names()
     if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: arena play {{{','.join(GAMES)}}} [options]  (arena play GAME --help)")
+        print(f"usage: arena play {{{','.join(games)}}} [options]  (arena play GAME --help)")
         return 0 if argv else 2
     game, rest = argv[0], argv[1:]
-    if game not in GAMES:
+    if game not in games:
         print(
-            f"arena play: unknown game {game!r}; choose one of {', '.join(GAMES)}", file=sys.stderr
+            f"arena play: unknown game {game!r}; choose one of {', '.join(games)}", file=sys.stderr
         )
         return 2
-    try:
-        module = importlib.import_module(f"envs.{game}.play")
-    except ModuleNotFoundError:
+    ref = registry.get(game).play
+    if ref is None:
         print(f"arena play: {game} has no terminal play mode", file=sys.stderr)
         return 2
-    return int(module.main(rest))
+    return int(registry.load(ref)(rest))
 
 
 def _bench(argv: list[str]) -> int:

@@ -1,6 +1,7 @@
 """``arena demo``: the project's main job in one command.
 
-1. trains a policy briefly by self-play (``arena train``; Proteus by default),
+1. trains a policy briefly by self-play (``arena train``; the first registered game by
+   default),
 2. runs a small seat-swapped ladder (``training.ladder.run_ladder``): random, heuristic,
    a small MCTS and the freshly trained policy,
 3. prints the ratings table and writes the plots (ratings with uncertainty, pairwise
@@ -19,12 +20,31 @@ import time
 from pathlib import Path
 from typing import Any
 
-DEFAULTS = {
-    # game: (training steps, ladder entrants besides the policy, games per pair)
-    "proteus": (300_000, ["random", "heuristic", "mcts:16"], 24),
-    "virus_fight": (100_000, ["random", "heuristic", "mcts:16"], 24),
-    "moon_shot": (20_000, ["random", "aim"], 24),
+from envs import registry
+
+#: the demo's training settings unless a game's ``demo["train"]`` says otherwise
+#: (self-play and random only: a heuristic's search would eat the short budget)
+TRAIN = {
+    "n_envs": 64,
+    "n_steps": 64,
+    "batch_size": 1024,
+    "snapshot_every": 25_000,
+    "opponents": "self:0.7,random:0.3",
 }
+
+
+def defaults(game: str) -> tuple[int, list[str], int]:
+    """(training steps, ladder entrants besides the policy, games per pair) of ``game``."""
+    demo = registry.get(game).demo
+    entrants = list(demo.get("agents", registry.get(game).ladder_agents))
+    return int(demo.get("steps", 100_000)), entrants, int(demo.get("games_per_pair", 24))
+
+
+def __getattr__(name: str) -> Any:
+    """``DEFAULTS`` of old callers: every registered game's :func:`defaults`."""
+    if name == "DEFAULTS":
+        return {g: defaults(g) for g in registry.names()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="arena demo",
         description="Train briefly, run a small ladder, print the table, write the plots.",
     )
-    p.add_argument("--game", default="proteus", choices=sorted(DEFAULTS), help="(proteus)")
+    games = registry.names()
+    p.add_argument("--game", default=games[0], choices=games, help=f"({games[0]})")
     p.add_argument("--steps", type=int, default=None, help="training steps (per game default)")
     p.add_argument(
         "--minutes",
@@ -47,9 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--obs",
-        choices=["planes", "lookahead"],
         default=None,
-        help="the policy's input (arena train --obs); Proteus: lookahead, others: planes",
+        help="the policy's input (arena train --obs); default: the game's demo setting "
+        "(planes unless its registry entry says otherwise)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of training and ladder (0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -75,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``arena demo``; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    steps, entrants, gpp = DEFAULTS[args.game]
+    steps, entrants, gpp = defaults(args.game)
     steps = args.steps if args.steps is not None else steps
     gpp = args.games_per_pair if args.games_per_pair is not None else gpp
     if args.agents is not None:
@@ -87,15 +108,16 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     t0 = time.perf_counter()
 
+    from training.config import PLANES, TrainConfig, validate
     from training.ladder import print_table, run_ladder
-    from training.train import TrainConfig, _clear_run, print_summary, set_threads, train
+    from training.run import clear_run, print_summary, set_threads, train
 
     train_dir = out / "train"
     if args.minutes < 0:
         parser.error(f"--minutes must be >= 0, got {args.minutes}")
-    obs = args.obs or ("lookahead" if args.game == "proteus" else "planes")
-    if obs == "lookahead" and args.game != "proteus":
-        parser.error(f"--obs lookahead exists for proteus only, not {args.game}")
+    spec = registry.get(args.game)
+    obs = args.obs or spec.demo.get("obs", PLANES)
+    settings = {**TRAIN, **spec.demo.get("train", {}), "checkpoint_every": 10**9}
     cfg = TrainConfig(
         game=args.game,
         steps=steps,
@@ -103,18 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         out=str(train_dir),
         time_limit=args.minutes,
         obs=obs,
+        **settings,
     )
-    if args.game == "moon_shot":
-        # the ladder plays 2-player Moon Shot: train against opponents in that game
-        cfg.players, cfg.algo, cfg.net, cfg.n_envs, cfg.n_steps = 2, "ppo", "64,64", 16, 32
-        cfg.batch_size, cfg.n_epochs, cfg.ent_coef = 256, 10, 0.0
-        cfg.opponents, cfg.snapshot_every, cfg.checkpoint_every = "self:0.5,random:0.5", 5000, 10**9
-    else:
-        cfg.n_envs, cfg.n_steps, cfg.batch_size = 64, 64, 1024
-        cfg.snapshot_every, cfg.checkpoint_every = 25_000, 10**9
-        # self-play and random only: the heuristic's search would eat the short budget
-        cfg.opponents = "self:0.7,random:0.3"
-    _clear_run(train_dir)
+    try:
+        validate(cfg)
+    except ValueError as exc:
+        parser.error(str(exc))
+    clear_run(train_dir)
     limit = f" (at most {args.minutes:g} min)" if args.minutes > 0 else ""
     print(f"arena demo: [1/2] training {args.game} for {steps:,} steps{limit} -> {train_dir}")
     result = train(cfg, progress=not args.no_progress)
@@ -140,16 +157,10 @@ def main(argv: list[str] | None = None) -> int:
         f"(seat-swapped) -> {db}"
     )
     set_threads(1)
-    runner = None
-    if args.game != "moon_shot":
-        from training.games import make_batch_game
-        from training.ladder import TurnBasedRunner
-
-        runner = TurnBasedRunner(make_batch_game(args.game, 2), config="players=2")
     ladder = run_ladder(
         args.game,
         factories,
-        runner=runner,
+        players=2,
         games_per_pair=gpp,
         db=db,
         out=out / "plots",

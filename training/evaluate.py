@@ -1,11 +1,11 @@
-"""Measure a trained policy: seat-swapped win rates against baselines, or Moon Shot returns.
+"""Measure a trained policy: seat-swapped win rates against baselines.
 
 ``python -m training.evaluate GAME --model DIR [--opponents random,heuristic] [--games N]``
 
-Board games (and a Moon Shot policy trained against opponents, ``--players 2``): N games
-per opponent, half with the policy in seat 0 and half in seat 1 on the same game seeds (the ladder's runner, ``training.ladder.TurnBasedRunner``, plays
-them in batch); a win is a positive final reward. Moon Shot: mean solo return (MS-21)
-of a solo policy and of uniformly random shots over N episodes each. This is what
+N games per opponent, half with the policy in seat 0 and half in seat 1 on the same game
+seeds (the game's runner, ``envs.core.match.make_runner``, plays them in batch); a win is a
+positive final reward. A game whose registry entry names an ``evaluate`` function may
+measure a policy its own way (e.g. the mean return of a solo policy). This is what
 docs/results.md reports.
 """
 
@@ -17,6 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from envs import registry
+from envs.core.match import make_runner
+
+__getattr__ = registry.deprecated_attrs(__name__)
 
 
 @dataclass
@@ -50,9 +55,8 @@ def versus(
 ) -> VersusResult:
     """``games`` seat-swapped games of ``policy`` against registry agent ``opponent_name``."""
     from agents.registry import make_agent
-    from training.ladder import make_runner
 
-    runner = make_runner(game, None if game == "proteus" else players)
+    runner = make_runner(game, players)
     half = games // 2
     idx = np.arange(half, dtype=np.int64)
     wins = draws = losses = 0
@@ -68,28 +72,9 @@ def versus(
     return VersusResult(opponent_name, 2 * half, wins, draws, losses, time.perf_counter() - t0)
 
 
-def moon_shot_returns(
-    agent: Any, episodes: int = 1000, seed: int = 12345, n_envs: int = 100
-) -> np.ndarray:
-    """Solo returns (MS-21) of ``agent`` over ``episodes`` episodes (batched physics)."""
-    from training.moon_shot import MoonShotSoloVecEnv
-
-    env = MoonShotSoloVecEnv(n_envs, seed=seed)
-    obs: Any = env.reset()
-    ret = np.zeros(n_envs)
-    out: list[float] = []
-    while len(out) < episodes:
-        obs, rew, done, _ = env.step(agent.act(obs, None))
-        ret += rew
-        for i in np.flatnonzero(done):
-            out.append(float(ret[i]))
-            ret[i] = 0.0
-    return np.asarray(out[:episodes])
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__)
-    p.add_argument("game", choices=["proteus", "virus_fight", "moon_shot"])
+    p.add_argument("game", choices=registry.names())
     p.add_argument("--model", required=True, help="run directory or model zip")
     p.add_argument("--opponents", default="random,heuristic")
     p.add_argument("--games", type=int, default=1000)
@@ -106,22 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         args.model, game=args.game, seed=args.seed, deterministic=not args.stochastic
     )
     agent.name = "policy"
-    if args.game == "moon_shot" and agent.obs_shape != (8,):
-        # a policy trained in the turn game (obs 2P + 10): play it there against opponents
-        args.players = (agent.obs_shape[0] - 10) // 2
-    elif args.game == "moon_shot":
-        from agents.random_agent import RandomAgent
-
-        t0 = time.perf_counter()
-        mine = moon_shot_returns(agent, args.games, args.seed)
-        rand = moon_shot_returns(RandomAgent(seed=args.seed), args.games, args.seed)
-        print(
-            f"moon_shot solo, {args.games} episodes each: policy mean return {mine.mean():.2f} "
-            f"(± {mine.std(ddof=1) / np.sqrt(len(mine)):.2f}), random {rand.mean():.2f} "
-            f"(± {rand.std(ddof=1) / np.sqrt(len(rand)):.2f}); ratio "
-            f"{mine.mean() / rand.mean():.1f}x  ({time.perf_counter() - t0:.0f} s)"
-        )
-        return 0
+    own = registry.get(args.game).evaluate
+    if own is not None:
+        code = registry.load(own)(agent, args)
+        if code is not None:  # the game evaluated the policy its own way
+            return int(code)
     for name in [n.strip() for n in args.opponents.split(",") if n.strip()]:
         print(
             versus(args.game, agent, name, args.games, args.seed, args.players).line(), flush=True

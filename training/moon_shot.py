@@ -126,23 +126,11 @@ class MoonShotVersusVecEnv(BatchVecEnv):
         self.env_seconds = 0.0
 
     def _shoot(self, idx: np.ndarray, actions: np.ndarray) -> None:
-        """The seat to shoot in games ``idx`` shoots ``actions`` (one physics call)."""
-        from envs.moon_shot import game
-        from training.vec_env import put
-
-        sub = game.GameState(**{k: v[idx].copy() for k, v in self.state.__dict__.items()})
-        seeds = game.shot_seeds(sub.key, sub.turn)
-        sc = self.facade.simulate(np.clip(actions, -1.0, 1.0), seeds).score
-        game.turn_step(
-            sub,
-            np.asarray(sc.points),
-            np.asarray(sc.crack),
-            np.asarray(sc.colony),
-            np.asarray(sc.landed),
-            max_rounds=self.config.max_rounds,
-            target_score=self.config.target_score,
-        )
-        put(self.state, idx, sub)
+        """The seat to shoot in games ``idx`` shoots ``actions`` (the facade's turn loop:
+        one physics call)."""
+        sub = self.facade.take(self.state, idx)
+        self.facade.shoot(sub, np.clip(actions, -1.0, 1.0))
+        self.facade.put(self.state, idx, sub)
 
     def _play_opponents(self, ended: np.ndarray) -> None:
         from envs.moon_shot import game
@@ -320,3 +308,40 @@ def train(cfg: Any, resume: bool = False, progress: bool = True, quiet: bool = F
     from training.run import train as run_train
 
     return run_train(cfg, resume=resume, progress=progress, quiet=quiet)
+
+
+def solo_returns(
+    agent: Any, episodes: int = 1000, seed: int = 12345, n_envs: int = 100
+) -> np.ndarray:
+    """Solo returns (MS-21) of ``agent`` over ``episodes`` episodes (batched physics)."""
+    env = MoonShotSoloVecEnv(n_envs, seed=seed)
+    obs: Any = env.reset()
+    ret = np.zeros(n_envs)
+    out: list[float] = []
+    while len(out) < episodes:
+        obs, rew, done, _ = env.step(agent.act(obs, None))
+        ret += rew
+        for i in np.flatnonzero(done):
+            out.append(float(ret[i]))
+            ret[i] = 0.0
+    return np.asarray(out[:episodes])
+
+
+def evaluate(agent: Any, args: Any) -> int | None:
+    """``training.evaluate`` for Moon Shot: a solo policy's mean return against random
+    shots; a policy trained in the turn game (obs 2P + 10) plays there (returns None)."""
+    if agent.obs_shape != (8,):
+        args.players = (agent.obs_shape[0] - 10) // 2
+        return None
+    from agents.random_agent import RandomAgent
+
+    t0 = time.perf_counter()
+    mine = solo_returns(agent, args.games, args.seed)
+    rand = solo_returns(RandomAgent(seed=args.seed), args.games, args.seed)
+    print(
+        f"moon_shot solo, {args.games} episodes each: policy mean return {mine.mean():.2f} "
+        f"(± {mine.std(ddof=1) / np.sqrt(len(mine)):.2f}), random {rand.mean():.2f} "
+        f"(± {rand.std(ddof=1) / np.sqrt(len(rand)):.2f}); ratio "
+        f"{mine.mean() / rand.mean():.1f}x  ({time.perf_counter() - t0:.0f} s)"
+    )
+    return 0

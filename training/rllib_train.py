@@ -1,6 +1,6 @@
 """Scale-out self-play training on Ray RLlib (new API stack): ``arena train GAME --backend rllib``.
 
-The board games' PettingZoo AEC envs (``envs.proteus_v0``, ``envs.virus_fight_v0``) run
+The turn-based games' PettingZoo AEC envs (``envs.<game>_v0``, from the game registry) run
 inside RLlib env runners through RLlib's own ``PettingZooEnv`` wrapper; PPO trains one
 ``main`` RLModule that applies the action mask (:class:`MaskedPPOTorchRLModule`, the
 pattern of RLlib's ``ActionMaskingTorchRLModule`` example, for our ``{"observation",
@@ -15,14 +15,13 @@ Runs on whatever Ray cluster ``ray.init`` finds: a local one by default (``--num
 or an existing cluster with ``--address auto`` (see ``docs/distributed.md``). Each
 iteration prints one line of metrics; ``--json`` writes them all.
 
-    arena train virus_fight --backend rllib --players 3 --iterations 20 --env-runners 2
-    python -m training.rllib_train proteus --iterations 5 --checkpoint runs/rllib_proteus
+    arena train GAME --backend rllib --players 3 --iterations 20 --env-runners 2
+    python -m training.rllib_train GAME --iterations 5 --checkpoint runs/rllib_GAME
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import math
 import os
@@ -35,7 +34,21 @@ from typing import Any
 
 import numpy as np
 
-GAMES = ("proteus", "virus_fight")
+from envs import registry
+
+
+def games() -> tuple[str, ...]:
+    """The games RLlib trains: the registered turn-based games with an AEC env."""
+    return tuple(s.name for s in registry.specs() if not s.continuous and s.aec is not None)
+
+
+def __getattr__(name: str) -> Any:
+    """``GAMES`` of old callers."""
+    if name == "GAMES":
+        return games()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MAIN = "main"
 RANDOM = "random"
@@ -44,22 +57,25 @@ RANDOM = "random"
 # --------------------------------------------------------------------------- env
 def env_kwargs(game: str, players: int | None, max_len: int | None) -> dict[str, Any]:
     """Constructor arguments of the game's AEC env from the command line options."""
+    spec = registry.get(game)
     kwargs: dict[str, Any] = {}
-    if game == "virus_fight":
-        kwargs["num_players"] = players or 2
-        if max_len:
-            kwargs["max_rounds"] = max_len
-    else:
-        if players not in (None, 2):
-            raise ValueError(f"proteus is a 2-player game (PR-4), got --players {players}")
-        if max_len:
-            kwargs["max_turns"] = max_len
+    if players is not None:
+        try:
+            spec.check_players(players)
+        except ValueError as exc:
+            raise ValueError(f"--players {players}: {exc}") from None
+        if spec.env_players_arg is not None:
+            kwargs[spec.env_players_arg] = players
+    elif spec.env_players_arg is not None:
+        kwargs[spec.env_players_arg] = spec.default_players
+    if max_len and spec.max_len_arg is not None:
+        kwargs[spec.max_len_arg] = max_len
     return kwargs
 
 
 def make_aec(game: str, kwargs: dict[str, Any]) -> Any:
     """The game's PettingZoo ``env()`` (classic wrapper stack)."""
-    return importlib.import_module(f"envs.{game}_v0").env(**kwargs)
+    return registry.make_env(game, "aec", **kwargs)
 
 
 def make_rllib_env(config: dict[str, Any]) -> Any:
@@ -301,11 +317,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="arena train GAME --backend rllib", description=__doc__.split("\n\n")[0]
     )
-    p.add_argument("game", choices=GAMES)
+    p.add_argument("game", choices=games())
     p.add_argument("--backend", default="rllib", choices=["rllib"], help=argparse.SUPPRESS)
-    p.add_argument("--players", type=int, default=None, help="Virus Fight: 2-4 (VF-1)")
     p.add_argument(
-        "--max-len", type=int, default=None, help="max_rounds (VF-17) / max_turns (PR-17)"
+        "--players", type=int, default=None, help="seats per game (the game's player counts)"
+    )
+    p.add_argument(
+        "--max-len",
+        type=int,
+        default=None,
+        help="the game's length limit (its registry entry's max_len_arg)",
     )
     p.add_argument("--iterations", type=int, default=10, help="training iterations")
     p.add_argument("--env-runners", type=int, default=2, help="remote env runners (0: local)")
@@ -340,8 +361,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error("--win-threshold must be in [0, 1] (or -1: snapshot every iteration)")
     try:
         env_kwargs(args.game, args.players, args.max_len)
-        if args.game == "virus_fight" and args.players not in (None, 2, 3, 4):
-            raise ValueError(f"--players must be 2, 3 or 4 (VF-1), got {args.players}")
     except ValueError as exc:
         p.error(str(exc))
     return args

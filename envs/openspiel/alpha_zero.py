@@ -1,7 +1,11 @@
-"""OpenSpiel's Python AlphaZero (JAX/Flax) on ``python_proteus``.
+"""OpenSpiel's Python AlphaZero (JAX/Flax) on one of our registered OpenSpiel games.
 
-    python -m envs.openspiel.alpha_zero --steps 1 --path runs/az_proteus     # a smoke run
-    python -m envs.openspiel.alpha_zero --steps 200 --actors 2 --simulations 50 --max-turns 200
+    python -m envs.openspiel.alpha_zero --steps 1 --path runs/az     # a smoke run, first game
+    python -m envs.openspiel.alpha_zero --game GAME --steps 200 --actors 2 --simulations 50
+
+``--game`` is a registered game name (default: the first with an OpenSpiel game) or any
+pyspiel game string; ``--max-turns`` sets a registered game's length limit (the parameter
+its registry entry names in ``max_len_arg``).
 
 OpenSpiel's ``alpha_zero`` starts its actors with the ``spawn`` start method; each child
 re-imports this module as its main module, which registers our games with pyspiel before
@@ -16,14 +20,16 @@ import argparse
 import sys
 import tempfile
 
-import envs.openspiel  # noqa: F401  (registers python_proteus in parent and children)
+import envs.openspiel  # registers our games in parent and children
+from envs import registry
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run AlphaZero with a small configuration (defaults: a smoke run)."""
     p = argparse.ArgumentParser(prog="python -m envs.openspiel.alpha_zero")
-    p.add_argument("--game", default="python_proteus")
-    p.add_argument("--max-turns", type=int, default=60, help="PR-17 turn limit of the games")
+    ours = list(envs.openspiel.GAMES)
+    p.add_argument("--game", default=ours[0] if ours else None, help=f"({', '.join(ours)})")
+    p.add_argument("--max-turns", type=int, default=60, help="length limit of our games (60)")
     p.add_argument("--path", default=None, help="log/checkpoint folder (default: a temp dir)")
     p.add_argument("--steps", type=int, default=1, help="learner steps (0 = forever)")
     p.add_argument("--actors", type=int, default=1)
@@ -37,12 +43,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from open_spiel.python.algorithms.alpha_zero import alpha_zero
 
-    game = (
-        f"{args.game}(max_turns={args.max_turns})" if args.game == "python_proteus" else args.game
-    )
+    game = args.game
+    if game in envs.openspiel.GAMES:
+        name, limit = envs.openspiel.short_name(game), registry.get(game).max_len_arg
+        game = f"{name}({limit}={args.max_turns})" if limit else name
     config = alpha_zero.Config(
         game=game,
-        path=args.path or tempfile.mkdtemp(prefix="az-proteus-"),
+        path=args.path or tempfile.mkdtemp(prefix="az-"),
         learning_rate=1e-3,
         weight_decay=1e-4,
         decouple_weight_decay=False,

@@ -12,13 +12,13 @@ import pytest
 
 from agents.base import ActContext, Agent
 from agents.mcts import MCTSAgent
-from agents.proteus_heuristic import ProteusHeuristicAgent
 from agents.random_agent import RandomAgent, sample_legal
 from agents.registry import make_agent
 from agents.rollout import random_playout
-from agents.virus_fight_heuristic import VirusFightHeuristicAgent
 from envs.proteus.batch import ProteusBatch
+from envs.proteus.heuristic import ProteusHeuristicAgent
 from envs.virus_fight.batch import VirusFightBatch
+from envs.virus_fight.heuristic import VirusFightHeuristicAgent
 from tests.tictactoe import TicTacToe
 from training.ladder import IllegalActionError, TurnBasedRunner
 

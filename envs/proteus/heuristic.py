@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import ActContext, Agent
+from envs.core.agent import ActContext, Agent
 
 LINES = np.array(
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]]

@@ -21,7 +21,7 @@ never inside a rate. ``cpu_rate`` is the same rate computed from process CPU tim
 of wall time: on a machine shared with other jobs it shows what the kernel does when it has
 the cores to itself.
 
-    python -m benchmarks.virus_fight [--batch 1 1024 16384] [--seconds 1] [--threads 2]
+    python -m envs.virus_fight.bench [--batch 1 1024 16384] [--seconds 1] [--threads 2]
 """
 
 from __future__ import annotations

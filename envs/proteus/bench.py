@@ -1,7 +1,7 @@
 """Proteus throughput: batched kernel self-play, mask/observation encoding, AEC env().
 
 ``run(batch_sizes, seconds, threads)`` returns rows for ``benchmarks/throughput.py``;
-``python -m benchmarks.proteus [--batch-sizes 1 1024 16384] [--seconds 2] [--threads 2]``
+``python -m envs.proteus.bench [--batch-sizes 1 1024 16384] [--seconds 2] [--threads 2]``
 prints them. Rows:
 
 * kernel self-play: one step = every game of the batch applies one uniformly random legal

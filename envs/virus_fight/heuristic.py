@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import ActContext, Agent
+from envs.core.agent import ActContext, Agent
 
 WIN, DRAW, OPP_ALIVE = 1000.0, -2.0, 100.0
 
