@@ -364,20 +364,22 @@ def main(argv: list[str] | None = None) -> int:
             for game in games:
                 tree = Path(tmp) / f"baseline_{game}"
                 tree.mkdir()
-                report["source"] = copy_tree(tree, args.worktree)
+                source = copy_tree(tree, args.worktree)
                 check_imports_from(tree)
                 code, tail, secs = run_tests(tree, game, args.timeout)
-                report["baseline"][game] = {"exit": code, "seconds": round(secs), "tail": tail}
+                report["baseline"][game] = {
+                    "exit": code, "seconds": round(secs), "tail": tail, "source": source
+                }  # fmt: skip
                 print(f"baseline {game}: exit {code} ({secs:.0f} s) {tail.splitlines()[-1]}")
                 save()
                 shutil.rmtree(tree)
         for m in chosen:
             tree = Path(tmp) / m.id
             tree.mkdir()
-            report["source"] = copy_tree(tree, args.worktree)
+            source = copy_tree(tree, args.worktree)
             status, where = apply_mutant(tree, m)
             row = asdict(m)
-            row["file"] = where
+            row.update(file=where, source=source)
             if status != "ok":
                 row.update(result=status, seconds=0, tail="")
             else:
