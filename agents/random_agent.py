@@ -24,7 +24,7 @@ def sample_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
 
 
 class RandomAgent(Agent):
-    """Uniform over the legal actions (board games) or over [-1, 1]^4 (Moon Shot).
+    """Uniform over the legal actions (board games) or over [-1, 1]^k (continuous actions).
 
     Seeded from its own generator only; ``reset(seed)`` restarts the stream so a ladder
     pairing is reproducible.
@@ -42,7 +42,7 @@ class RandomAgent(Agent):
     def act(
         self, obs: np.ndarray, mask: np.ndarray | None, context: ActContext | None = None
     ) -> np.ndarray:
-        if mask is None:  # Moon Shot: continuous action box
+        if mask is None:  # continuous action box
             n = len(obs)
             return self.rng.uniform(-1.0, 1.0, (n, self.continuous_dim)).astype(np.float32)
         return sample_legal(self.rng, mask)

@@ -19,6 +19,7 @@ from envs.core.match import SMALL_BATCH, numba_threads
 
 _KEY_FIELDS = ("rng", "key", "keys", "rng_key")
 
+
 def _batch_size(game: Any, state: Any) -> int:
     return len(game.current_player(state))
 

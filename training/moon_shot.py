@@ -246,7 +246,7 @@ def setup(cfg: Any) -> Any:
     """The training setup of Moon Shot: PPO or SAC, solo or against pool opponents."""
     from stable_baselines3 import PPO, SAC
 
-    from training.run import TrainerSetup, build_pool
+    from training.setup import TrainerSetup, build_pool
 
     pool = None
     venv: Any

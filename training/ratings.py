@@ -47,8 +47,8 @@ class AgentRating:
 def ranks_from_results(rewards: Sequence[float], finish: Sequence[float]) -> tuple[int, ...]:
     """Rank seats by reward (higher first), ties broken by ``finish`` (later is better).
 
-    ``finish`` is when a seat's game ended for it (the step of its elimination in Virus
-    Fight, or a score for Moon Shot); seats equal in both share a rank (competition
+    ``finish`` is when a seat's game ended for it (the step of its elimination, or a
+    score in a game of points); seats equal in both share a rank (competition
     ranking: 0, 1, 1, 3).
     """
     keys = [(-float(r), -float(f)) for r, f in zip(rewards, finish, strict=True)]

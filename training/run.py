@@ -16,7 +16,6 @@ import os
 import random
 import shutil
 import signal
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -26,19 +25,19 @@ from typing import Any
 import numpy as np
 
 from envs import registry
-from training.config import DEFAULT_OPPONENTS, TrainConfig
+from training.config import TrainConfig
+from training.setup import TrainerSetup, build_pool
 
-
-@dataclass
-class TrainerSetup:
-    """What a game's trainer hands the run: algorithm, env, pool, how to make a model."""
-
-    algo: Any  # an SB3 algorithm class (``load`` restores a saved run)
-    venv: Any  # the SB3 VecEnv (before VecMonitor)
-    pool: Any | None  # the OpponentPool, or None when there are no opponents
-    build: Callable[[Any], Any]  # (monitored env) -> a fresh model
-    describe: str = ""  # one line for the start of the run
-    after_load: Callable[[Any, Path], None] | None = None  # e.g. reload SAC's replay buffer
+__all__ = [
+    "Saver",
+    "TrainResult",
+    "TrainerSetup",
+    "build_pool",
+    "learn",
+    "set_seeds",
+    "set_threads",
+    "train",
+]
 
 
 @dataclass
@@ -101,36 +100,6 @@ def set_threads(threads: int) -> None:
 
     th.set_num_threads(threads)
     numba.set_num_threads(max(1, min(threads, int(numba.config.NUMBA_NUM_THREADS))))  # type: ignore[attr-defined]
-
-
-def build_pool(cfg: TrainConfig, game_name: str) -> Any:
-    """The opponent pool of a run: baselines now, snapshots added by the trainer."""
-    from agents import registry
-    from training.opponents import OpponentPool, parse_opponents
-
-    items = parse_opponents(cfg.opponents)
-    self_weight = sum(w for n, w in items if n == "self")
-    pool = OpponentPool(self_weight=self_weight, max_snapshots=cfg.max_snapshots)
-    for k, (name, weight) in enumerate(items):
-        if name == "self" or weight == 0:
-            continue
-        try:
-            if ":" in game_name:  # a module:Class facade: only the generic baselines
-                if name != "random":
-                    raise ValueError(f"opponent {name!r} is not available for {game_name}")
-                from agents.random_agent import RandomAgent
-
-                agent: Any = RandomAgent(seed=cfg.seed + 1000 + k)
-                agent.name = "random"
-            else:
-                agent = registry.make_agent(game_name, name, seed=cfg.seed + 1000 + k)
-        except (ImportError, ValueError) as exc:
-            if cfg.opponents != DEFAULT_OPPONENTS:
-                raise ValueError(f"--opponents: cannot build {name!r}: {exc}") from None
-            print(f"arena train: default opponent {name!r} skipped: {exc}", file=sys.stderr)
-            continue
-        pool.add_baseline(name, agent, weight)
-    return pool
 
 
 class Saver:

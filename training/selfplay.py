@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from training.config import PLANES, TrainConfig
-from training.run import TrainerSetup, build_pool
+from training.setup import TrainerSetup, build_pool
 
 
 def feature_flags(variant: Any, plain: Any) -> int:

@@ -16,8 +16,8 @@ observation in ``infos[i]["terminal_observation"]``; ``infos[i]["TimeLimit.trunc
 ``reset_infos``; ``seed(s)`` takes effect at the next ``reset()``. Masks for sb3-contrib's
 MaskablePPO: ``action_masks()`` and ``env_method("action_masks")`` (what
 ``sb3_contrib.common.maskable.utils.get_action_masks`` calls) give the legal moves of the
-learner's seat. An episode also ends when the learner is eliminated (Virus Fight with
-3-4 players, VF-15/VF-16): the rest of that game does not concern it.
+learner's seat. An episode also ends when the learner is eliminated (in a game of 3 or
+more seats with eliminations, e.g. VF-15/VF-16): the rest of that game does not concern it.
 
 Reproducibility: everything random comes from one ``numpy.random.Generator`` seeded at
 ``reset`` (new game seeds, opponent draws) and the games' own keys, plus torch's RNG for
@@ -93,8 +93,8 @@ def _seed_from(rng: np.random.Generator) -> int:
 class BatchVecEnv(VecEnv):
     """A VecEnv whose sub-envs are one batch object: attribute and method calls go to it.
 
-    Shared by every kernel-backed VecEnv here (board-game self-play, Moon Shot solo and
-    versus): there are no per-env wrappers, so ``get_attr``/``env_method`` answer once and
+    Shared by every kernel-backed VecEnv here (board-game self-play, continuous-action
+    solo and versus): there are no per-env wrappers, so ``get_attr``/``env_method`` answer once and
     repeat the answer per index, and nothing is ever wrapped or rendered per env.
     """
 
