@@ -1,6 +1,6 @@
 """Moon Shot agents: a calibrated aim and a noise-aware planner, plus the facade they search with.
 
-Both agents search with the physics (``envs.moon_shot.env.run_shots``: one batched
+Both agents search with the physics (``MoonShotBatch.simulate``: one batched
 ``physics.simulate`` call) at *their own* noise seeds, drawn from their own generators;
 they never see the environment's shot seeds (``game.shot_seeds(key, turn)``), so they plan
 against the noise distribution, not against the noise that will happen.
@@ -29,31 +29,14 @@ from typing import Any
 import numpy as np
 
 from agents.base import ActContext, Agent
+from envs.moon_shot.batch import MoonShotBatch
 
 LANDING_VALUE = 0.25  # value of one point that does not end the game (planner)
 
 
-@dataclass
-class MoonShotFacade:
-    """What Moon Shot search agents and the ladder use: configuration, shots, observations."""
-
-    config: Any  # envs.moon_shot.env.MoonShotConfig
-    name: str = "moon_shot"
-
-    @property
-    def num_players(self) -> int:
-        return int(self.config.num_players)
-
-    def simulate(self, actions: np.ndarray, seeds: np.ndarray) -> Any:
-        """Score M shots (``Shots``) in one batched physics call (MS-5..MS-13)."""
-        from envs.moon_shot.env import run_shots
-
-        return run_shots(np.asarray(actions, np.float64), np.asarray(seeds, np.uint64), self.config)
-
-    def observe(self, state: Any, seats: np.ndarray) -> np.ndarray:
-        from envs.moon_shot.env import observe
-
-        return observe(state, seats, self.config)
+#: The facade the search agents and the ladder use (configuration, shots, observations):
+#: Moon Shot's batch facade; the old name stays as an alias.
+MoonShotFacade = MoonShotBatch
 
 
 @dataclass(frozen=True)

@@ -41,47 +41,29 @@ class MoonShotRunner:
         if n == 0:
             return []
         keys = game.derive_keys(seed, int(indices.max()) + 1)[indices]
-        state = game.new_games(n, p, keys)
-        cfg = self.facade.config
+        facade = self.facade
+        state = facade.new_games(keys)
         while not state.done.all():
             alive = np.flatnonzero(~state.done)
             seats = state.seat[alive].astype(np.int64)
-            sub = _take(state, alive)
-            obs = self.facade.observe(sub, seats)
-            actions = np.zeros((len(alive), 4), np.float64)
+            sub = facade.take(state, alive)
+            obs = facade.observe(sub, seats)
+            actions = np.zeros((n, 4), np.float64)
             for s, agent in enumerate(agents):
                 sel = np.flatnonzero(seats == s)
                 if len(sel) == 0:
                     continue
                 ctx = None
                 if agent.needs_context:
-                    ctx = ActContext(game=self.facade, state=_take(sub, sel), seats=seats[sel])
+                    ctx = ActContext(game=facade, state=facade.take(sub, sel), seats=seats[sel])
                 a = np.asarray(agent.act(obs[sel], None, ctx), np.float64)
                 if a.shape != (len(sel), 4) or not np.all(np.isfinite(a)) or np.any(np.abs(a) > 1):
                     raise IllegalActionError(
                         f"agent {agent.name!r} (seat {s}) answered an action outside [-1, 1]^4"
                         f" (shape {a.shape}) in moon_shot"
                     )
-                actions[sel] = a
-            seeds = game.shot_seeds(state.key[alive], state.turn[alive])
-            sc = self.facade.simulate(actions, seeds).score
-            full = {
-                "points": np.zeros(n, np.int64),
-                "crack": np.zeros(n, bool),
-                "colony": np.zeros(n, bool),
-                "landed": np.zeros(n, bool),
-            }
-            for name, arr in full.items():
-                arr[alive] = np.asarray(getattr(sc, name))
-            game.turn_step(
-                state,
-                full["points"],
-                full["crack"],
-                full["colony"],
-                full["landed"],
-                max_rounds=cfg.max_rounds,
-                target_score=cfg.target_score,
-            )
+                actions[alive[sel]] = a
+            facade.shoot(state, actions)  # the turn loop: one physics call, MS-14..MS-17
         return [
             GameOutcome(state.rewards[i].astype(np.float64), np.zeros(p), int(state.turn[i]))
             for i in range(n)

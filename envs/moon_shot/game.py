@@ -6,8 +6,8 @@ step kernels are ``@njit`` loops that update it in place from the scored shots
 physics, so every ending and tie-break is testable with hand-chosen shot outcomes.
 
 Randomness: each game owns a uint64 key; the noise seed of a shot is
-``shot_seed(key, counter)`` with ``counter = turn * P + seat``, so a game's course never
-depends on its batch size or position.
+``shot_seeds(key, counter)`` with ``counter = turn * P + seat`` (the shared splitmix64
+hash of ``envs.core.rng``), so a game's course never depends on its batch size or position.
 """
 
 from __future__ import annotations
@@ -17,26 +17,18 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from envs.core.rng import hash64
+
 #: ``GameState.outcome`` codes: why the game ended.
 ONGOING, COLONY_END, CRACK_END, MAX_ROUNDS_END, TARGET_END = 0, 1, 2, 3, 4
 OUTCOME_NAMES = ("ongoing", "colony", "crack", "max rounds", "target score")
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True)
-def _splitmix64(z: np.uint64) -> np.uint64:
-    z = z + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True)
 def _shot_seeds(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
     out = np.empty(keys.shape[0], dtype=np.uint64)
     for i in range(keys.shape[0]):
-        out[i] = _splitmix64(keys[i] ^ _splitmix64(np.uint64(counters[i])))
+        out[i] = hash64(keys[i] ^ hash64(np.uint64(counters[i])))
     return out
 
 
@@ -50,9 +42,9 @@ def shot_seeds(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
 @njit(cache=True)
 def _derive_keys(seed: np.uint64, n: int) -> np.ndarray:
     out = np.empty(n, dtype=np.uint64)
-    base = _splitmix64(seed)
+    base = hash64(seed)
     for i in range(n):
-        out[i] = _splitmix64(base ^ _splitmix64(np.uint64(i)))
+        out[i] = hash64(base ^ hash64(np.uint64(i)))
     return out
 
 

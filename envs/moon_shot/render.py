@@ -7,6 +7,9 @@ coloured by size (small yellow, medium orange, large red; a piece still standing
 its square base) and the trajectories of the last shot's pieces (thin lines). Pixels are
 rasterised with numpy only; pygame is imported lazily, for ``human`` mode only, through
 :class:`envs.core.render.HumanWindow`.
+
+Every function takes the static config, the game state and the shots to draw (the envs'
+``config``, ``state`` and ``last_shot``), never an env object: this module imports no env.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from envs.moon_shot.game import OUTCOME_NAMES
 from envs.moon_shot.params import PIECE_NAMES, PhysicsParams
 
 if TYPE_CHECKING:
-    from envs.moon_shot.env import MoonShotConfig, MoonShotEnv, MoonShotParallelEnv, Shots
+    from envs.moon_shot.batch import MoonShotConfig, Shots
+    from envs.moon_shot.game import GameState
 
 WIDTH, HEIGHT = 480, 256
 BACKGROUND = np.array([24, 28, 48], dtype=np.uint8)  # the night table
@@ -225,15 +229,15 @@ def replay_shot(cfg: MoonShotConfig, shots: Shots | None, m: int) -> list[np.nda
     return out
 
 
-# ----------------------------------------------------------------------------- AEC env
-def rgb_turn(env: MoonShotEnv) -> np.ndarray:
-    """AEC ``rgb_array`` frame: the table after the last shot."""
-    return rgb_shot(env.config, env.last_shot, 0)
+# ----------------------------------------------------------------------------- turn game
+def rgb_turn(cfg: MoonShotConfig, shots: Shots | None) -> np.ndarray:
+    """AEC ``rgb_array`` frame: the table after the last shot (``shots`` of one game)."""
+    return rgb_shot(cfg, shots, 0)
 
 
-def replay_frames_turn(env: MoonShotEnv) -> list[np.ndarray]:
+def replay_frames_turn(cfg: MoonShotConfig, shots: Shots | None) -> list[np.ndarray]:
     """AEC ``human`` replay frames of the last shot."""
-    return replay_shot(env.config, env.last_shot, 0)
+    return replay_shot(cfg, shots, 0)
 
 
 def shot_line(shots: Shots, m: int) -> str:
@@ -246,34 +250,36 @@ def shot_line(shots: Shots, m: int) -> str:
     return f"{info['kind']} +{info['points']}: {where}"
 
 
-def ansi_turn(env: MoonShotEnv) -> str:
-    """AEC ``ansi`` text: scores, seat to shoot, last shot, ending."""
-    st = env.state
-    cfg = env.config
+def _seat_names(cfg: MoonShotConfig) -> list[str]:
+    return [f"player_{i}" for i in range(cfg.num_players)]
+
+
+def ansi_turn(cfg: MoonShotConfig, st: GameState, shots: Shots | None, shooter: int = -1) -> str:
+    """AEC ``ansi`` text of game 0 of ``st``: scores, seat to shoot, last shot by seat
+    ``shooter``, ending."""
+    names = _seat_names(cfg)
     lines = [
         f"Moon Shot, {cfg.num_players} players, round {int(st.round[0]) + 1}/{cfg.max_rounds}, "
         f"tube at {cfg.distance * 1000:.0f} mm"
     ]
-    for i, a in enumerate(env.possible_agents):
+    for i, a in enumerate(names):
         mark = ">" if (not st.done[0] and i == int(st.seat[0])) else " "
         last = int(st.last_landing[0, i])
         landed = "never landed" if last < 0 else f"last landing turn {last + 1}"
         lines.append(f"{mark} {a}: {int(st.scores[0, i])} points, {landed}")
-    if env.last_shot is not None:
-        lines.append(f"last shot by player_{env.last_shooter}: {shot_line(env.last_shot, 0)}")
+    if shots is not None:
+        lines.append(f"last shot by player_{shooter}: {shot_line(shots, 0)}")
     if st.done[0]:
         lines.append(
             f"game over ({OUTCOME_NAMES[int(st.outcome[0])]}): rewards "
-            + ", ".join(f"{a} {st.rewards[0, i]:+.0f}" for i, a in enumerate(env.possible_agents))
+            + ", ".join(f"{a} {st.rewards[0, i]:+.0f}" for i, a in enumerate(names))
         )
     return "\n".join(lines)
 
 
-# ----------------------------------------------------------------------------- Parallel env
-def rgb_realtime(env: MoonShotParallelEnv) -> np.ndarray:
-    """Realtime ``rgb_array`` frame: one table per player."""
-    shots = env.last_shot
-    cfg = env.config
+# ----------------------------------------------------------------------------- realtime
+def rgb_realtime(cfg: MoonShotConfig, shots: Shots | None) -> np.ndarray:
+    """Realtime ``rgb_array`` frame: one table per player (``shots`` of one step)."""
     P = cfg.num_players
     if shots is None:
         return panels(cfg.distance, cfg.params, P, None, None, None)
@@ -281,36 +287,33 @@ def rgb_realtime(env: MoonShotParallelEnv) -> np.ndarray:
     return panels(cfg.distance, cfg.params, P, shots.poses, shots.toppled, trails)
 
 
-def replay_frames_realtime(env: MoonShotParallelEnv) -> list[np.ndarray]:
+def replay_frames_realtime(cfg: MoonShotConfig, shots: Shots | None) -> list[np.ndarray]:
     """Realtime ``human`` replay frames of the last step."""
-    shots = env.last_shot
-    cfg = env.config
     if shots is None or shots.frames is None:
-        return [rgb_realtime(env)]
+        return [rgb_realtime(cfg, shots)]
     f = shots.frames  # (P, T, 3, 3)
     out = [
         panels(cfg.distance, cfg.params, cfg.num_players, f[:, t], shots.toppled, f[:, : t + 1])
         for t in _replay_indices(np.swapaxes(f, 0, 1))
     ]
-    out.append(rgb_realtime(env))
+    out.append(rgb_realtime(cfg, shots))
     return out
 
 
-def ansi_realtime(env: MoonShotParallelEnv) -> str:
-    """Realtime ``ansi`` text: scores and every player's last shot."""
-    st = env.state
-    cfg = env.config
+def ansi_realtime(cfg: MoonShotConfig, st: GameState, shots: Shots | None) -> str:
+    """Realtime ``ansi`` text of game 0 of ``st``: scores and every player's last shot."""
+    names = _seat_names(cfg)
     lines = [
         f"Moon Shot realtime, {cfg.num_players} players, round {int(st.round[0]) + 1}/"
         f"{cfg.max_rounds}, tube at {cfg.distance * 1000:.0f} mm"
     ]
-    for i, a in enumerate(env.possible_agents):
-        shot = "" if env.last_shot is None else "; last shot " + shot_line(env.last_shot, i)
+    for i, a in enumerate(names):
+        shot = "" if shots is None else "; last shot " + shot_line(shots, i)
         lines.append(f"  {a}: {int(st.scores[0, i])} points{shot}")
     if st.done[0]:
         lines.append(
             f"game over ({OUTCOME_NAMES[int(st.outcome[0])]}): rewards "
-            + ", ".join(f"{a} {st.rewards[0, i]:+.0f}" for i, a in enumerate(env.possible_agents))
+            + ", ".join(f"{a} {st.rewards[0, i]:+.0f}" for i, a in enumerate(names))
         )
     return "\n".join(lines)
 

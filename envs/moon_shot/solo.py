@@ -42,7 +42,7 @@ import numpy as np
 from gymnasium import spaces
 
 from envs.moon_shot import game
-from envs.moon_shot.env import ACTION_SIZE, MoonShotConfig, Shots, check_actions, run_shots
+from envs.moon_shot.batch import ACTION_SIZE, MoonShotConfig, Shots, check_actions, run_shots
 from envs.moon_shot.params import PhysicsParams
 
 SOLO_OBS_SIZE = 8

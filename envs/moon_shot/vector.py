@@ -30,7 +30,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envs.moon_shot import game
-from envs.moon_shot.env import ACTION_SIZE, Shots, check_actions
+from envs.moon_shot.batch import ACTION_SIZE, Shots, check_actions
 from envs.moon_shot.params import PhysicsParams
 from envs.moon_shot.scoring import KIND_NAMES
 from envs.moon_shot.solo import SOLO_OUTCOME_NAMES, SoloConfig, new_key

@@ -1,0 +1,475 @@
+"""Moon Shot's batch facade: the batch-game protocol of ``envs/core/batch.py``, continuous.
+
+Every consumer of the turn game drives :class:`MoonShotBatch`: the AEC and Parallel envs
+(a batch of one), the ladder runner, the SB3 VecEnvs, the benchmarks and the search
+agents. The turn loop (seeds, one batched physics call, scoring, MS-14..MS-19) is written
+once, in :meth:`MoonShotBatch.shoot`; the realtime step (MS-18) in
+:meth:`MoonShotBatch.shoot_realtime`. This module also holds what used to sit in the
+PettingZoo adapter: the static configuration :class:`MoonShotConfig` (gymnax's
+``EnvParams``: named fields, apart from the dynamic :class:`~envs.moon_shot.game.GameState`),
+shot execution :func:`run_shots` and the observation :func:`observe`. Rules:
+docs/moon_shot.md.
+
+Protocol differences from the board games: an action is a point of [-1, 1]^4 (MS-5), so
+there is no legal mask (:meth:`MoonShotBatch.legal_mask` is None) and ``step`` takes
+``(B, 4)`` float actions. Randomness: shot noise comes from each game's key and shot
+number only (``game.shot_seeds``); :meth:`~MoonShotBatch.random_actions` and the keys of
+auto-reset games are other hashes of the same key, so a game's course never depends on the
+batch size, its position in the batch or the thread count.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from numba import njit
+
+from envs.core.rng import hash64, splitmix64
+from envs.moon_shot import game
+from envs.moon_shot.game import GameState
+from envs.moon_shot.params import PhysicsParams
+from envs.moon_shot.scoring import KIND_NAMES, ShotScore, score_shots
+
+ACTION_SIZE = 4
+OBS_EXTRA = 10  # entries after the 2P seat-relative block (see observation_layout)
+
+
+# ----------------------------------------------------------------------------- config
+@dataclass(frozen=True)
+class MoonShotConfig:
+    """Static configuration of a Moon Shot game (MS-3, MS-6, MS-16, MS-19, MS-20)."""
+
+    num_players: int = 2
+    noise: float = 1.0
+    close_tube: bool = False
+    full_landing: bool = False
+    full_colony: bool = False
+    target_score: int | None = None
+    max_rounds: int = 30
+    tube_distance: float | None = None  # None: the variant's minimum (MS-3)
+    params: PhysicsParams = dataclasses.field(default_factory=PhysicsParams)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.params, PhysicsParams):
+            raise ValueError(f"params must be a PhysicsParams, got {type(self.params).__name__}")
+        if not np.isfinite(self.noise) or self.noise < 0:
+            raise ValueError(f"noise must be a finite number >= 0, got {self.noise}")
+        if int(self.max_rounds) != self.max_rounds or self.max_rounds < 1:
+            raise ValueError(f"max_rounds must be an integer >= 1, got {self.max_rounds}")
+        if self.target_score is not None and (
+            int(self.target_score) != self.target_score or self.target_score < 1
+        ):
+            raise ValueError(
+                f"target_score must be an integer >= 1 or None, got {self.target_score}"
+            )
+        if self.tube_distance is not None:
+            if not np.isfinite(self.tube_distance) or self.tube_distance < self.min_tube_distance:
+                raise ValueError(
+                    f"tube_distance must be >= {self.min_tube_distance:g} m "
+                    f"({'half' if self.close_tube else 'one'} tube length, MS-3), "
+                    f"got {self.tube_distance}"
+                )
+
+    @property
+    def min_tube_distance(self) -> float:
+        """MS-3 / MS-20: one tube length, half of it with *close tube*."""
+        length = self.params.tube_length
+        return 0.5 * length if self.close_tube else length
+
+    @property
+    def distance(self) -> float:
+        """The tube distance in play (defaults to the variant's minimum)."""
+        return self.min_tube_distance if self.tube_distance is None else float(self.tube_distance)
+
+    def physics_params(self) -> PhysicsParams:
+        """The physics parameters with this game's noise scale and tube distance."""
+        return dataclasses.replace(
+            self.params, noise=float(self.noise), tube_distance=self.distance
+        )
+
+    def check_players(self, low: int = 2, high: int = 8) -> None:
+        """ValueError unless ``num_players`` is an integer in ``low..high``."""
+        if int(self.num_players) != self.num_players or not low <= self.num_players <= high:
+            raise ValueError(
+                f"num_players must be an integer in {low}..{high}, got {self.num_players}"
+            )
+
+
+# ----------------------------------------------------------------------------- shots
+@dataclass
+class Shots:
+    """Physics result and score of a batch of shots (M shots)."""
+
+    poses: np.ndarray  # (M, 3, 3)
+    toppled: np.ndarray  # (M, 3)
+    in_tube: np.ndarray  # (M, 3)
+    fully_in_tube: np.ndarray  # (M, 3)
+    score: ShotScore
+    frames: np.ndarray | None  # (M, T, 3, 3) when recorded
+
+    def info(self, m: int) -> dict[str, Any]:
+        """Plain-data summary of shot ``m`` for ``infos`` (MS-10..MS-13)."""
+        return {
+            "poses": self.poses[m].copy(),
+            "toppled": self.toppled[m].copy(),
+            "in_tube": self.in_tube[m].copy(),
+            "fully_in_tube": self.fully_in_tube[m].copy(),
+            "points": int(self.score.points[m]),
+            "kind": KIND_NAMES[int(self.score.kind[m])],
+        }
+
+
+def check_actions(actions: Any, count: int, clip: bool = False) -> np.ndarray:
+    """Validate a (count, 4) batch of MS-5 actions; ValueError naming the problem.
+
+    NaN or infinite entries are always rejected. Out-of-range values are rejected unless
+    ``clip`` (then they are clipped to [-1, 1]).
+    """
+    try:
+        a = np.asarray(actions, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"action must be numeric, got {actions!r}") from exc
+    if a.shape != (count, ACTION_SIZE):
+        want = (ACTION_SIZE,) if count == 1 else (count, ACTION_SIZE)
+        got = a.shape[1:] if count == 1 and a.ndim == 2 and a.shape[0] == 1 else a.shape
+        raise ValueError(f"action must have shape {want}, got {got}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"action must be finite (no NaN or infinity), got {a.tolist()}")
+    if clip:
+        return np.clip(a, -1.0, 1.0)
+    if np.any(np.abs(a) > 1.0):
+        raise ValueError(f"action entries must lie in [-1, 1] (MS-5), got {a.tolist()}")
+    return a
+
+
+def run_shots(
+    actions: np.ndarray, seeds: np.ndarray, config: MoonShotConfig, record: bool = False
+) -> Shots:
+    """Simulate and score M shots in ONE batched physics call (MS-5..MS-13, MS-20).
+
+    ``record`` asks the physics for trajectories (for rendering the last shot).
+    """
+    from envs.moon_shot import physics  # compiled kernels; imported on first shot
+
+    params = config.physics_params()
+    a = np.ascontiguousarray(actions, dtype=np.float64).reshape(-1, ACTION_SIZE)
+    s = np.ascontiguousarray(seeds, dtype=np.uint64).reshape(-1)
+    frames = None
+    # (the physics runs small batches on the calling thread itself: no pool wake-up)
+    if record:
+        result, frames = physics.simulate_recorded(a, s, params, tube_distance=config.distance)
+    else:
+        result = physics.simulate(a, s, params, tube_distance=config.distance)
+    score = score_shots(
+        result.in_tube,
+        result.fully_in_tube,
+        result.poses,
+        result.toppled,
+        full_landing=config.full_landing,
+        full_colony=config.full_colony,
+    )
+    return Shots(
+        poses=np.asarray(result.poses),
+        toppled=np.asarray(result.toppled),
+        in_tube=np.asarray(result.in_tube),
+        fully_in_tube=np.asarray(result.fully_in_tube),
+        score=score,
+        frames=None if frames is None else np.asarray(frames),
+    )
+
+
+# ----------------------------------------------------------------------------- observation
+def observation_layout(num_players: int) -> list[tuple[str, str]]:
+    """(index range, meaning) rows of the observation vector, for docs and tests."""
+    P = num_players
+    return [
+        (f"0..{P - 1}", "points per seat, own seat first, then the following seats in order"),
+        (
+            f"{P}..{2 * P - 1}",
+            "last-landing recency per seat (same order): 1/(1 + turns since it), 0 = never",
+        ),
+        (f"{2 * P}", "completed rounds"),
+        (f"{2 * P + 1}", "rounds left (max_rounds - completed rounds)"),
+        (f"{2 * P + 2}", "seats until the observer shoots: (seat to shoot - own seat) mod P"),
+        (f"{2 * P + 3}", "own seat index (0 shoots first in a round)"),
+        (f"{2 * P + 4}", "tube distance in metres (MS-3)"),
+        (f"{2 * P + 5}", "close tube variant (0/1)"),
+        (f"{2 * P + 6}", "full landing variant (0/1)"),
+        (f"{2 * P + 7}", "full colony variant (0/1)"),
+        (f"{2 * P + 8}", "target score (0 = none)"),
+        (f"{2 * P + 9}", "noise scale (MS-6)"),
+    ]
+
+
+def observation_space(config: MoonShotConfig) -> spaces.Box:
+    """The AEC/Parallel observation Box for ``config`` (layout: :func:`observation_layout`)."""
+    P = config.num_players
+    high_pts = 2.0 * config.max_rounds
+    low = np.zeros(2 * P + OBS_EXTRA, dtype=np.float32)
+    high = np.concatenate(
+        [
+            np.full(P, high_pts),
+            np.ones(P),
+            [config.max_rounds, config.max_rounds, P - 1, P - 1, max(config.distance, 1.0)],
+            [1, 1, 1, max(config.target_score or 0, 1), max(config.noise, 1.0)],
+        ]
+    ).astype(np.float32)
+    return spaces.Box(low=low, high=high, dtype=np.float32)
+
+
+def observe(state: GameState, seats: np.ndarray, config: MoonShotConfig) -> np.ndarray:
+    """(N, 2P+10) float32 observations of each game from seat ``seats[i]``'s point of view."""
+    N, P = state.scores.shape
+    seats = np.asarray(seats, dtype=np.int64).reshape(N)
+    order = (seats[:, None] + np.arange(P)[None, :]) % P  # own seat first
+    rows = np.arange(N)[:, None]
+    scores = state.scores[rows, order].astype(np.float64)
+    last = state.last_landing[rows, order]
+    since = state.turn[:, None] - 1 - last
+    recency = np.where(last >= 0, 1.0 / (1.0 + since), 0.0)
+    rnd = state.round.astype(np.float64)
+    extra = np.stack(
+        [
+            rnd,
+            config.max_rounds - rnd,
+            ((state.seat - seats) % P).astype(np.float64),
+            seats.astype(np.float64),
+            np.full(N, config.distance),
+            np.full(N, float(config.close_tube)),
+            np.full(N, float(config.full_landing)),
+            np.full(N, float(config.full_colony)),
+            np.full(N, float(config.target_score or 0)),
+            np.full(N, float(config.noise)),
+        ],
+        axis=1,
+    )
+    high = observation_space(config).high
+    obs = np.concatenate([scores, recency, extra], axis=1).astype(np.float32)
+    return np.minimum(obs, high[None, :])
+
+
+# ----------------------------------------------------------------------------- keys
+_ACTION_SALT = np.uint64(0xA0761D6478BD642F)  # keeps action draws apart from shot seeds
+_RESET_SALT = np.uint64(0xE7037ED1A0B428DB)
+
+
+@njit(cache=True)
+def _random_actions(keys: np.ndarray, turns: np.ndarray, out: np.ndarray) -> None:
+    """Uniform [-1, 1)^4 per game from (key, turn): splitmix64 seeded off the shot seeds."""
+    for i in range(keys.shape[0]):
+        st = hash64(keys[i] ^ _ACTION_SALT ^ hash64(np.uint64(turns[i])))
+        for j in range(out.shape[1]):
+            st, z = splitmix64(st)
+            out[i, j] = float(z >> np.uint64(11)) * (2.0 / 9007199254740992.0) - 1.0
+
+
+@njit(cache=True)
+def _next_keys(keys: np.ndarray) -> np.ndarray:
+    out = np.empty_like(keys)
+    for i in range(keys.shape[0]):
+        out[i] = hash64(keys[i] ^ _RESET_SALT)
+    return out
+
+
+# ----------------------------------------------------------------------------- facade
+class MoonShotBatch:
+    """The turn game (MS-14..MS-17, MS-19) and its realtime step (MS-18) over N games.
+
+    Build it from a :class:`MoonShotConfig` (``MoonShotBatch(cfg)``) or from the config's
+    fields (``MoonShotBatch(num_players=3, noise=0.5)``). State is a
+    :class:`~envs.moon_shot.game.GameState` with a leading batch axis.
+    """
+
+    continuous = True
+    action_shape = (ACTION_SIZE,)
+
+    def __init__(
+        self, config: MoonShotConfig | None = None, name: str = "moon_shot", **rules: Any
+    ) -> None:
+        if config is None:
+            config = MoonShotConfig(**rules)
+        elif rules:
+            config = dataclasses.replace(config, **rules)
+        if not isinstance(config, MoonShotConfig):
+            raise ValueError(f"config must be a MoonShotConfig, got {type(config).__name__}")
+        self.config = config
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"MoonShotBatch({self.config!r})"
+
+    # -- static shape -----------------------------------------------------------------
+    @property
+    def num_players(self) -> int:
+        """P, the number of seats."""
+        return int(self.config.num_players)
+
+    @property
+    def obs_shape(self) -> tuple[int, ...]:
+        """(2P + 10,): see :func:`observation_layout`."""
+        return (2 * self.num_players + OBS_EXTRA,)
+
+    def observation_space(self) -> spaces.Box:
+        """The observation Box (bounds of :func:`observe`)."""
+        return observation_space(self.config)
+
+    def action_space(self) -> spaces.Box:
+        """``Box(-1, 1, (4,))``: aim, speed, strike height, spin offset (MS-5)."""
+        return spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
+
+    # -- state ------------------------------------------------------------------------
+    def init(self, batch_size: int, seed: int) -> GameState:
+        """New games; game i's key comes from (seed, i)."""
+        if int(batch_size) != batch_size or batch_size < 0:
+            raise ValueError(f"batch_size must be an integer >= 0, got {batch_size}")
+        return self.new_games(game.derive_keys(int(seed), int(batch_size)))
+
+    def new_games(self, keys: np.ndarray) -> GameState:
+        """Fresh games with the given per-game uint64 keys (seat 0 to shoot)."""
+        keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+        return game.new_games(len(keys), self.num_players, keys)
+
+    def copy(self, state: GameState) -> GameState:
+        """Deep copy (for search)."""
+        return state.copy()
+
+    def take(self, state: GameState, index: np.ndarray) -> GameState:
+        """Games ``index`` as a new batch (copies)."""
+        idx = np.asarray(index, dtype=np.int64)
+        return GameState(**{k: v[idx].copy() for k, v in state.__dict__.items()})
+
+    def put(self, state: GameState, index: np.ndarray, sub: GameState) -> None:
+        """Write the games of ``sub`` back into ``state`` at ``index`` (inverse of take)."""
+        idx = np.asarray(index, dtype=np.int64)
+        for name, value in sub.__dict__.items():
+            getattr(state, name)[idx] = value
+
+    def current_player(self, state: GameState) -> np.ndarray:
+        """(B,) seat to shoot; -1 where the game is over."""
+        return np.where(state.done, -1, state.seat).astype(np.int64)
+
+    def terminated(self, state: GameState) -> np.ndarray:
+        """(B,) bool: game over."""
+        return state.done.copy()
+
+    def legal_mask(self, state: GameState) -> np.ndarray | None:
+        """None: every action in [-1, 1]^4 is legal (MS-5); there is nothing to mask."""
+        return None
+
+    def observe(self, state: GameState, seats: np.ndarray) -> np.ndarray:
+        """(B, 2P + 10) float32 observations from each given seat (:func:`observe`)."""
+        return observe(state, seats, self.config)
+
+    def observe_realtime(self, state: GameState) -> np.ndarray:
+        """(B, P, 2P + 10) observations of every seat when all shoot at once (MS-18)."""
+        B, P = state.scores.shape
+        many = self.take(state, np.repeat(np.arange(B), P))
+        many.seat = np.tile(np.arange(P, dtype=np.int64), B)  # everybody shoots now
+        return self.observe(many, many.seat).reshape(B, P, -1)
+
+    # -- shots ------------------------------------------------------------------------
+    def simulate(self, actions: np.ndarray, seeds: np.ndarray, record: bool = False) -> Shots:
+        """Score M shots (``Shots``) in one batched physics call (MS-5..MS-13); agents
+        search with it at their own seeds."""
+        return run_shots(
+            np.asarray(actions, np.float64), np.asarray(seeds, np.uint64), self.config, record
+        )
+
+    def shoot(self, state: GameState, actions: np.ndarray, record: bool = False) -> Shots:
+        """The turn loop, written once: in every running game the seat to shoot shoots its
+        row of ``actions`` (B, 4) (rows of finished games are ignored).
+
+        ONE physics call for all running games, noise from ``shot_seeds(key, turn)``,
+        then ``game.turn_step`` (MS-14..MS-17, MS-19) in place. Returns the running games'
+        shots, in batch order.
+        """
+        alive = np.flatnonzero(~state.done)
+        a = np.asarray(actions, dtype=np.float64).reshape(-1, ACTION_SIZE)
+        if len(a) != len(state.done):
+            raise ValueError(f"actions must have shape ({len(state.done)}, 4), got {a.shape}")
+        shots = self.simulate(
+            a[alive], game.shot_seeds(state.key[alive], state.turn[alive]), record
+        )
+        sc = shots.score
+        if len(alive) == len(state.done):
+            points, crack, colony, landed = sc.points, sc.crack, sc.colony, sc.landed
+        else:
+            n = len(state.done)
+            points, crack = np.zeros(n, np.int64), np.zeros(n, bool)
+            colony, landed = np.zeros(n, bool), np.zeros(n, bool)
+            points[alive], crack[alive] = sc.points, sc.crack
+            colony[alive], landed[alive] = sc.colony, sc.landed
+        game.turn_step(
+            state,
+            points,
+            crack,
+            colony,
+            landed,
+            max_rounds=self.config.max_rounds,
+            target_score=self.config.target_score,
+        )
+        return shots
+
+    def shoot_realtime(self, state: GameState, actions: np.ndarray, record: bool = False) -> Shots:
+        """MS-18: in every running game all P seats shoot at once, actions (B, P, 4).
+
+        ONE physics call for all shots (noise of seat p from shot number ``turn P + p``),
+        every shot scored, then ``game.realtime_step``. Returns the running games' shots,
+        game-major: shot ``g P + p`` is seat p of the g-th running game.
+        """
+        B, P = state.scores.shape
+        alive = np.flatnonzero(~state.done)
+        a = np.asarray(actions, dtype=np.float64).reshape(B, P, ACTION_SIZE)[alive]
+        counters = (state.turn[alive, None] * P + np.arange(P)[None, :]).reshape(-1)
+        seeds = game.shot_seeds(np.repeat(state.key[alive], P), counters)
+        shots = self.simulate(a.reshape(-1, ACTION_SIZE), seeds, record)
+        sc = shots.score
+        game.realtime_step(
+            state,
+            self._spread(sc.points, alive, B, P, np.int64),
+            self._spread(sc.crack, alive, B, P, bool),
+            self._spread(sc.colony, alive, B, P, bool),
+            self._spread(sc.landed, alive, B, P, bool),
+            max_rounds=self.config.max_rounds,
+            target_score=self.config.target_score,
+        )
+        return shots
+
+    @staticmethod
+    def _spread(values: Any, alive: np.ndarray, B: int, P: int, dtype: Any) -> np.ndarray:
+        out = np.zeros((B, P), dtype=dtype)
+        out[alive] = np.asarray(values, dtype=dtype).reshape(len(alive), P)
+        return out
+
+    # -- the batch-game protocol ---------------------------------------------------------
+    def step(
+        self, state: GameState, actions: np.ndarray, auto_reset: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One shot per running game (:meth:`shoot`). Returns (rewards (B, P) float32,
+        done (B,) bool): the MS-17 final rewards of the games that ended in this step (0
+        elsewhere), and which games are over (games already over stay so, reward 0).
+
+        With ``auto_reset`` every game that is over after the step (it ended now, or
+        before) restarts at once with a new key hashed from its old one, so its course
+        still depends on its own key only.
+        """
+        before = state.done.copy()
+        self.shoot(state, actions)
+        done = state.done.copy()
+        ended = done & ~before
+        rewards = np.zeros(state.scores.shape, np.float32)
+        rewards[ended] = state.rewards[ended]
+        if auto_reset and done.any():
+            idx = np.flatnonzero(done)
+            self.put(state, idx, self.new_games(_next_keys(state.key[idx])))
+        return rewards, done
+
+    def random_actions(self, state: GameState) -> np.ndarray:
+        """(B, 4) uniform actions in [-1, 1)^4 from each game's key and turn."""
+        out = np.empty((len(state.key), ACTION_SIZE), np.float64)
+        _random_actions(state.key, state.turn.astype(np.uint64), out)
+        return out
