@@ -94,8 +94,7 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
             isinstance(board_size, bool) or not isinstance(board_size, (int, np.integer))
         ):
             raise ValueError(f"board_size must be an int 5..8 (VF-4), got {board_size!r}")
-        if isinstance(max_rounds, bool):
-            raise ValueError(f"max_rounds must be a positive int, got {max_rounds!r}")
+        max_rounds = position.check_max_rounds(max_rounds)  # ValueError naming the problem
         self.game = VirusFightBatch(int(num_players), board_size, max_rounds)
         self.num_players = self.game.num_players
         self.board_size = self.game.board_size

@@ -60,6 +60,17 @@ FIELDS = (
     "hist",
 )
 OPTIONAL = ("rng",)
+#: the largest ``max_rounds`` (VF-17): the kernel counts rounds in int32
+MAX_ROUNDS_LIMIT = 2**31 - 2
+
+
+def check_max_rounds(max_rounds: object) -> int:
+    """``max_rounds`` as an int in 1..MAX_ROUNDS_LIMIT (VF-17); ValueError naming it otherwise."""
+    if isinstance(max_rounds, (bool, np.bool_)) or not isinstance(max_rounds, (int, np.integer)):
+        raise ValueError(f"max_rounds must be a positive int (VF-17), got {max_rounds!r}")
+    if not 1 <= max_rounds <= MAX_ROUNDS_LIMIT:
+        raise ValueError(f"max_rounds must be in 1..{MAX_ROUNDS_LIMIT} (VF-17), got {max_rounds!r}")
+    return int(max_rounds)
 
 
 def board_to_text(cells: np.ndarray, n: int) -> str:
