@@ -1,0 +1,520 @@
+"""One ``search(...)`` over array trees: UCT or PUCT, random playouts or a network callback.
+
+Why here and not per game: the tree walk, expansion and backup are the same for every
+turn-based game; a game contributes five small ``@njit`` functions over its kernel arrays
+(``envs/<game>/search_api.py``: copy a slot, apply an action, seat to move, legal actions,
+random playout). :func:`compiled` binds them into one compiled copy of the loops below per
+game (:func:`agents.search.tree.specialize`).
+
+Two evaluations, as in mctx:
+
+* ``evaluate=None``: each new leaf is valued by random playouts inside the kernel
+  (``rollouts`` of them, bounded by ``max_rollout_steps``), uniform priors; the whole
+  search of all trees is one compiled call.
+* ``evaluate=callable``: one simulation per tree per round; the leaves of all trees are
+  gathered into one batch state and ``evaluate(state) -> (priors (k, A), values (k, P))``
+  is called once per round (a network's forward pass on k <= T positions). ``values``
+  are the expected returns per seat from that position on; ``priors`` non-negative
+  weights over actions (renormalised over the legal ones).
+
+Optional root filter (``safety_check``): root actions after which another seat can win
+in one are dropped, unless all are (the anti-decisive filter of the old ``MCTSAgent``).
+Optional Gumbel root selection (``gumbel=True``): Gumbel-top-k sampling of ``considered``
+root actions and sequential halving of the budget among them (Danihelka et al. 2022).
+Determinism: every tree draws only from its own key, so a tree's result depends on its
+root, its key and its budget, never on the other trees of the call.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from agents.search.tree import (
+    PUCT,
+    UCT,
+    Trees,
+    add_child,
+    add_edges,
+    backup,
+    root_stats,
+    select_edge,
+    specialize,
+)
+from envs.core.rng import splitmix64
+
+Evaluate = Callable[[Any], tuple[np.ndarray, np.ndarray]]
+
+# Placeholders of the game's functions; each game's compiled copy rebinds them.
+g_copy: Any = None
+g_apply: Any = None
+g_to_play: Any = None
+g_legal: Any = None
+g_playout: Any = None
+_simulate: Any = None
+_descend: Any = None
+
+#: state slots per tree: the root, the scratch slot of a simulation, one more for the filter
+SLOTS = 3
+
+
+@dataclass
+class SearchConfig:
+    """How to search; defaults are the old ``MCTSAgent``'s."""
+
+    mode: str = "uct"  # "uct" (UCB1, every child once first) or "puct" (priors)
+    c: float = 1.4  # exploration constant of the mode
+    rollouts: int = 1  # playouts per new leaf (random-playout evaluation)
+    max_rollout_steps: int | None = None  # playout cut-off (a draw from then on)
+    safety_check: bool = True  # drop root actions that let another seat win in one
+    gumbel: bool = False  # Gumbel-top-k + sequential halving at the root
+    considered: int = 16  # root actions kept by Gumbel-top-k
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("uct", "puct"):
+            raise ValueError(f"mode must be 'uct' or 'puct', got {self.mode!r}")
+        if self.rollouts < 1:
+            raise ValueError(f"rollouts must be >= 1, got {self.rollouts}")
+        if self.considered < 1:
+            raise ValueError(f"considered must be >= 1, got {self.considered}")
+
+
+@dataclass
+class SearchResult:
+    """Per tree and root action: child visits and the summed return of the root's seat."""
+
+    visits: np.ndarray  # (T, A) float64
+    qsum: np.ndarray  # (T, A) float64
+    trees: Trees
+    simulations: int  # simulations done, all trees together
+
+
+# ----------------------------------------------------------------------------- compiled loops
+# Written once over the placeholder names above; ``compiled`` makes one njit copy per game.
+
+
+def _simulate_py(
+    G, NS, TR, t, mode, c, max_steps, rollouts, acts, rew, ret, allowed, noallow, noprior
+):  # noqa: E501
+    """One simulation of tree ``t`` with playout evaluation; returns the visits it added."""
+    n, w, r, parent, player, edge0, nedge, win, action, prior, child = TR[:11]
+    key = TR[14]
+    root = 3 * t
+    s = root + 1
+    g_copy(G, NS, root, s)
+    node = 0
+    while True:
+        if player[t, node] < 0:  # the game is over here: a zero-value visit
+            ret[:] = 0.0
+            backup(TR, t, node, ret, 1)
+            return 1
+        if nedge[t, node] < 0:  # a new leaf: expand, then value it by playouts
+            k = g_legal(G, NS, s, acts)
+            add_edges(TR, t, node, acts, k, noprior, allowed[t] if node == 0 else noallow)
+            total = np.zeros(ret.shape[0])
+            for _ in range(rollouts):
+                src = s
+                if rollouts > 1:
+                    g_copy(G, NS, s, s + 1)
+                    src = s + 1
+                key[t] = g_playout(G, NS, src, key[t], max_steps, ret, rew)
+                total += ret
+            backup(TR, t, node, total, rollouts)
+            return rollouts
+        e = select_edge(TR, t, node, mode, c)
+        g_apply(G, NS, s, action[t, e], rew)
+        ch = child[t, e]
+        if ch < 0:
+            ch = add_child(TR, t, node, e, g_to_play(G, NS, s), rew[s])
+        node = ch
+
+
+def _run_playouts_py(G, NS, TR, mode, c, max_steps, rollouts, A, allowed, noallow, noprior):
+    """Run every tree to its budget; False if some tree needs more edge room first."""
+    sims, budget, count = TR[12], TR[13], TR[11]
+    cap = TR[8].shape[1]
+    acts = np.zeros(A, np.int64)
+    rew = np.zeros((NS[0].shape[0], TR[1].shape[2]), np.float64)
+    ret = np.zeros(TR[1].shape[2], np.float64)
+    for t in range(sims.shape[0]):
+        while sims[t] < budget[t]:
+            if cap - count[t, 1] < A:
+                return False
+            sims[t] += _simulate(
+                G,
+                NS,
+                TR,
+                t,
+                mode,
+                c,
+                max_steps,
+                rollouts,
+                acts,
+                rew,
+                ret,
+                allowed,
+                noallow,
+                noprior,
+            )
+    return True
+
+
+def _root_filter_py(G, NS, seats, allowed):
+    """allowed[t] = root actions after which no other seat can win in one (all if none)."""
+    A = allowed.shape[1]
+    acts = np.zeros(A, np.int64)
+    acts2 = np.zeros(A, np.int64)
+    P = 4
+    rew = np.zeros((NS[0].shape[0], P), np.float64)
+    for t in range(allowed.shape[0]):
+        root = 3 * t
+        s1 = root + 1
+        s2 = root + 2
+        seat = seats[t]
+        k = g_legal(G, NS, root, acts)
+        nsafe = 0
+        for j in range(k):
+            g_copy(G, NS, root, s1)
+            g_apply(G, NS, s1, acts[j], rew)
+            q = g_to_play(G, NS, s1)
+            losing = False
+            if q >= 0 and q != seat:
+                k2 = g_legal(G, NS, s1, acts2)
+                for j2 in range(k2):
+                    g_copy(G, NS, s1, s2)
+                    g_apply(G, NS, s2, acts2[j2], rew)
+                    if g_to_play(G, NS, s2) < 0 and rew[s2, q] > 0:
+                        losing = True
+                        break
+            if not losing:
+                allowed[t, acts[j]] = True
+                nsafe += 1
+        if nsafe == 0:
+            for j in range(k):
+                allowed[t, acts[j]] = True
+
+
+def _descend_py(G, NS, TR, t, mode, c, rew):
+    """Walk tree ``t`` to a new leaf (its state left in the scratch slot): the leaf, or -1.
+
+    A path that ends in a finished game is backed up here (-1: nothing to evaluate).
+    """
+    player, nedge, action, child = TR[4], TR[6], TR[8], TR[10]
+    root = 3 * t
+    s = root + 1
+    g_copy(G, NS, root, s)
+    node = 0
+    while True:
+        if player[t, node] < 0:
+            backup(TR, t, node, np.zeros(TR[1].shape[2]), 1)
+            return -1
+        if nedge[t, node] < 0:
+            return node
+        e = select_edge(TR, t, node, mode, c)
+        g_apply(G, NS, s, action[t, e], rew)
+        ch = child[t, e]
+        if ch < 0:
+            ch = add_child(TR, t, node, e, g_to_play(G, NS, s), rew[s])
+        node = ch
+
+
+def _descend_all_py(G, NS, TR, mode, c, A, leaf):
+    """One descent per tree with budget left: leaf[t] = node to evaluate, -1 none, -2 done."""
+    sims, budget, count = TR[12], TR[13], TR[11]
+    cap = TR[8].shape[1]
+    rew = np.zeros((NS[0].shape[0], TR[1].shape[2]), np.float64)
+    for t in range(sims.shape[0]):
+        leaf[t] = -2
+        if sims[t] >= budget[t]:
+            continue
+        if cap - count[t, 1] < A:
+            return False
+        leaf[t] = _descend(G, NS, TR, t, mode, c, rew)
+        if leaf[t] == -1:
+            sims[t] += 1
+    return True
+
+
+def _expand_all_py(G, NS, TR, leaf, priors, values, allowed, noallow):
+    """Expand every leaf[t] >= 0 with its priors and back up its value (one visit each)."""
+    acts = np.zeros(priors.shape[1], np.int64)
+    for t in range(leaf.shape[0]):
+        node = leaf[t]
+        if node < 0:
+            continue
+        k = g_legal(G, NS, 3 * t + 1, acts)
+        add_edges(TR, t, node, acts, k, priors[t], allowed[t] if node == 0 else noallow)
+        backup(TR, t, node, values[t].astype(np.float64), 1)
+        TR[12][t] += 1
+
+
+_COMPILED: dict[str, SimpleNamespace] = {}
+
+
+def search_api(game: Any) -> ModuleType:
+    """The game's single-game search functions (``envs/<game>/search_api.py``)."""
+    name = getattr(game, "name", None)
+    try:
+        return importlib.import_module(f"envs.{name}.search_api")
+    except ModuleNotFoundError:
+        raise ValueError(
+            f"game {name!r} has no envs/{name}/search_api.py for the array search"
+        ) from None
+
+
+def supports(game: Any) -> bool:
+    """Whether ``game`` (a batch facade) has the compiled search functions."""
+    try:
+        search_api(game)
+    except ValueError:
+        return False
+    return True
+
+
+def compiled(game: Any) -> SimpleNamespace:
+    """The search loops compiled for ``game`` (once per process; cached on disk)."""
+    api = search_api(game)
+    name = api.__name__.split(".")[1]
+    if name not in _COMPILED:
+        ops = {
+            "g_copy": api.copy_slot,
+            "g_apply": api.apply_action,
+            "g_to_play": api.to_play,
+            "g_legal": api.legal_actions,
+            "g_playout": api.playout,
+        }
+        sim = specialize(_simulate_py, name, **ops)
+        desc = specialize(_descend_py, name, **ops)
+        _COMPILED[name] = SimpleNamespace(
+            api=api,
+            run=specialize(_run_playouts_py, name, _simulate=sim, **ops),
+            root_filter=specialize(_root_filter_py, name, **ops),
+            descend_all=specialize(_descend_all_py, name, _descend=desc, **ops),
+            expand_all=specialize(_expand_all_py, name, **ops),
+        )
+    return _COMPILED[name]
+
+
+# ----------------------------------------------------------------------------- Python driver
+
+
+def search(
+    game: Any,
+    roots: Any,
+    seats: np.ndarray,
+    budgets: np.ndarray,
+    keys: np.ndarray,
+    config: SearchConfig | None = None,
+    evaluate: Evaluate | None = None,
+) -> SearchResult:
+    """Search ``T`` root positions together (module docstring).
+
+    ``roots`` is a batch state of ``game`` holding the T roots (none finished), ``seats``
+    the seat to move at each, ``budgets`` (T,) simulations per tree, ``keys`` (T,) uint64
+    each tree's own RNG key.
+    """
+    cfg = config or SearchConfig()
+    T = len(budgets)
+    if T == 0:
+        raise ValueError("search needs at least one root")
+    if len(seats) != T or len(keys) != T:
+        raise ValueError(f"seats ({len(seats)}) and keys ({len(keys)}) must match budgets ({T})")
+    if np.any(np.asarray(budgets) < 1):
+        raise ValueError("every budget must be >= 1 simulation")
+    if np.any(np.asarray(game.terminated(roots), bool)):
+        raise ValueError("cannot search from a finished game")
+    fns = compiled(game)
+    A = int(game.num_actions)
+    P = int(game.num_players)
+    slots = game.take(roots, np.repeat(np.arange(T), SLOTS))
+    NS = fns.api.arrays(slots)
+    G = fns.api.static(game)
+    mode = PUCT if cfg.mode == "puct" else UCT
+    max_steps = np.int64(2**62 if cfg.max_rollout_steps is None else cfg.max_rollout_steps)
+    seats = np.asarray(seats, np.int64)
+    allowed = np.zeros((T, A), np.bool_)
+    if cfg.safety_check:
+        fns.root_filter(G, NS, seats, allowed)
+    else:
+        allowed[:] = True
+    noallow = np.zeros(0, np.bool_)
+    noprior = np.zeros(0, np.float32)
+    trees = Trees.allocate(
+        np.asarray(budgets), P, seats, max(4 * A, 64 * min(A, 64)), np.asarray(keys, np.uint64)
+    )
+    if cfg.gumbel:
+        _gumbel_root(
+            fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots
+        )
+    elif evaluate is None:
+        while not fns.run(
+            G,
+            NS,
+            trees.arrays(),
+            mode,
+            cfg.c,
+            max_steps,
+            cfg.rollouts,
+            A,
+            allowed,
+            noallow,
+            noprior,
+        ):
+            trees.grow(A)
+    else:
+        _callback_rounds(fns, G, NS, trees, mode, cfg.c, A, allowed, noallow, evaluate, game, slots)
+    visits = np.zeros((T, A), np.float64)
+    qsum = np.zeros((T, A), np.float64)
+    root_stats(trees.arrays(), A, visits, qsum)
+    return SearchResult(visits, qsum, trees, int(trees.sims.sum()))
+
+
+def _callback_rounds(fns, G, NS, trees, mode, c, A, allowed, noallow, evaluate, game, slots):  # type: ignore[no-untyped-def]
+    """Rounds of one simulation per tree, the leaves evaluated by one ``evaluate`` call."""
+    T = trees.n.shape[0]
+    leaf = np.zeros(T, np.int32)
+    priors = np.zeros((T, A), np.float32)
+    values = np.zeros((T, int(game.num_players)), np.float64)
+    while True:
+        if not fns.descend_all(G, NS, trees.arrays(), mode, c, A, leaf):
+            trees.grow(A)
+            continue
+        if (leaf == -2).all():
+            return
+        todo = np.flatnonzero(leaf >= 0)
+        if len(todo):
+            p, v = evaluate(game.take(slots, SLOTS * todo + 1))
+            p = np.asarray(p, np.float32)
+            v = np.asarray(v, np.float64)
+            if p.shape != (len(todo), A) or v.shape != (len(todo), values.shape[1]):
+                raise ValueError(
+                    f"evaluate must return priors ({len(todo)}, {A}) and values"
+                    f" ({len(todo)}, {values.shape[1]}), got {p.shape} and {v.shape}"
+                )
+            priors[todo] = p
+            values[todo] = v
+            fns.expand_all(G, NS, trees.arrays(), leaf, priors, values, allowed, noallow)
+
+
+def _gumbel_root(fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots):  # type: ignore[no-untyped-def]
+    """Gumbel-top-k root sampling with sequential halving (Danihelka et al., 2022).
+
+    The root is expanded first (with the callback's priors, or uniform ones); then
+    ``considered`` actions are drawn without replacement by Gumbel-top-k on the prior
+    logits, and the remaining budget is split over ``ceil(log2 m)`` phases: each phase
+    visits every surviving action equally and keeps the better half by
+    ``g + logit + sigma(q)``. Below the root the configured mode (UCT or PUCT) selects.
+    The root's edge list is rewritten at each phase to hold only the survivors, so the
+    ordinary loops search under them; the visits of dropped actions stay in the result.
+    """
+    T = trees.n.shape[0]
+    budgets = trees.budget.copy()
+    trees.budget[:] = 1  # the first simulation expands the root
+    _phase(fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots)
+    logits = np.full((T, A), -np.inf)
+    gumbel = np.zeros((T, A))
+    survivors: list[np.ndarray] = []
+    for t in range(T):
+        e0, k = int(trees.edge0[t, 0]), int(trees.nedge[t, 0])
+        acts = trees.action[t, e0 : e0 + k].astype(np.int64)
+        logits[t, acts] = np.log(np.maximum(trees.prior[t, e0 : e0 + k], 1e-30))
+        key = np.uint64(trees.key[t])
+        for a in acts:
+            key, z = splitmix64(key)
+            u = (float(z >> np.uint64(11)) + 0.5) / 2.0**53
+            gumbel[t, a] = -math.log(-math.log(u))
+        trees.key[t] = key
+        m = min(cfg.considered, k)
+        order = acts[np.argsort(-(gumbel[t, acts] + logits[t, acts]), kind="stable")]
+        survivors.append(order[:m])
+    full = [(trees.edge0[t, 0], trees.nedge[t, 0]) for t in range(T)]
+    left = budgets - trees.sims
+    phases = [max(1, math.ceil(math.log2(max(len(s), 2)))) for s in survivors]
+    done_phase = [0] * T
+    while any(len(s) > 1 and left[t] > 0 for t, s in enumerate(survivors)):
+        for t in range(T):
+            s = survivors[t]
+            if len(s) <= 1 or left[t] <= 0:
+                trees.budget[t] = trees.sims[t]
+                continue
+            per = max(1, int(left[t] // (max(phases[t] - done_phase[t], 1) * len(s))))
+            trees.budget[t] = trees.sims[t] + per * len(s)
+            left[t] -= per * len(s)
+            _root_subset(trees, t, full[t], s)
+        _phase(fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots)
+        for t in range(T):
+            s = survivors[t]
+            if len(s) <= 1:
+                continue
+            visits = np.zeros((1, A))
+            qsum = np.zeros((1, A))
+            root_stats(_one_tree(trees, t), A, visits, qsum)
+            q = np.where(visits[0, s] > 0, qsum[0, s] / np.maximum(visits[0, s], 1), 0.0)
+            sigma = (50.0 + visits[0].max()) * 0.1 * q
+            score = gumbel[t, s] + logits[t, s] + sigma
+            keep = max(1, len(s) // 2)
+            survivors[t] = s[np.argsort(-score, kind="stable")[:keep]]
+            done_phase[t] += 1
+    for t in range(T):  # the rest of the budget, if any, on the winner
+        _root_subset(trees, t, full[t], survivors[t])
+        trees.budget[t] = trees.sims[t] + max(int(left[t]), 0)
+    _phase(fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots)
+    for t in range(T):  # restore the root's whole edge list for the statistics
+        trees.edge0[t, 0], trees.nedge[t, 0] = full[t]
+        trees.win[t, 0] = -1
+
+
+def _root_subset(trees: Trees, t: int, full: tuple[int, int], keep: np.ndarray) -> None:
+    """Point the root of tree ``t`` at a copy of the edges of the actions ``keep``."""
+    e0, k = int(full[0]), int(full[1])
+    acts = trees.action[t, e0 : e0 + k]
+    idx = e0 + np.flatnonzero(np.isin(acts, keep))
+    if trees.action.shape[1] - int(trees.count[t, 1]) < len(idx):
+        trees.grow(len(idx))
+    n0 = int(trees.count[t, 1])
+    sl = slice(n0, n0 + len(idx))
+    trees.action[t, sl] = trees.action[t, idx]
+    trees.prior[t, sl] = trees.prior[t, idx]
+    trees.child[t, sl] = trees.child[t, idx]
+    trees.count[t, 1] = n0 + len(idx)
+    trees.edge0[t, 0], trees.nedge[t, 0] = n0, len(idx)
+    trees.win[t, 0] = -1
+    # the copies point at the same children: write them back after the phase
+    trees._links = getattr(trees, "_links", {})  # type: ignore[attr-defined]
+    trees._links[t] = (idx, sl)  # type: ignore[attr-defined]
+
+
+def _one_tree(trees: Trees, t: int) -> tuple[np.ndarray, ...]:
+    return tuple(a[t : t + 1] for a in trees.arrays())
+
+
+def _phase(fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots):  # type: ignore[no-untyped-def]
+    """Run every tree up to its budget with the configured evaluation."""
+    max_steps = np.int64(2**62 if cfg.max_rollout_steps is None else cfg.max_rollout_steps)
+    if evaluate is None:
+        while not fns.run(
+            G,
+            NS,
+            trees.arrays(),
+            mode,
+            cfg.c,
+            max_steps,
+            cfg.rollouts,
+            A,
+            allowed,
+            noallow,
+            noprior,
+        ):
+            trees.grow(A)
+    else:
+        _callback_rounds(fns, G, NS, trees, mode, cfg.c, A, allowed, noallow, evaluate, game, slots)
+    links = getattr(trees, "_links", {})
+    for t, (idx, sl) in links.items():  # children created under the copies
+        trees.child[t, idx] = trees.child[t, sl]
+    links.clear()

@@ -1,0 +1,251 @@
+"""Array trees for ``T`` searches advanced together, and the tree operations in Numba.
+
+Why arrays: one tree per game (times the determinizations of a hidden setup) lives in a
+row of a few numpy arrays, as in DeepMind's mctx, so selection, expansion and backup of
+all trees are compiled loops and the evaluation of all leaves is one batched call.
+
+Nodes (``(T, M)`` arrays, ``M`` = simulations + 1): visit count ``n``, value sums per
+seat ``w`` (the returns each seat received from this node on), the rewards per seat of
+the step that led here ``r``, ``parent``, the seat to move ``player`` (-1: the game is
+over), the node's edges ``edge0`` / ``nedge`` (``nedge`` = -1 until it is expanded) and
+``win`` (an edge whose child ends the game won by the mover, taken whenever the node is
+visited again). Edges (``(T, E)`` arrays): ``action``, ``prior``, ``child`` (-1 until the
+child is created). Edges are created when their node is expanded, one per legal action;
+``E`` grows on demand (:meth:`Trees.grow`), so games with thousands of actions (Virus
+Fight) cost only what they use.
+
+The game state is kept only at the roots: a simulation copies its root into a scratch
+slot and replays the actions of its path there (a game step costs well under a
+microsecond, the path is a few steps long), which keeps memory at three state slots per
+tree whatever the budget (a Virus Fight state holds a 6.5 kB repetition history).
+
+Values are per seat: at each node the seat to move picks by its own value (max^n), so
+2, 3 and 4 players work alike. Selection rules (``mode``): 0 = UCT (every child once in
+action order, then UCB1), 1 = PUCT with priors (unvisited children have value 0).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+UCT = 0
+PUCT = 1
+
+
+@dataclass
+class Trees:
+    """The arrays of ``T`` trees (module docstring); tuple order is :meth:`arrays`."""
+
+    n: np.ndarray  # (T, M) int32
+    w: np.ndarray  # (T, M, P) float64
+    r: np.ndarray  # (T, M, P) float64
+    parent: np.ndarray  # (T, M) int32
+    player: np.ndarray  # (T, M) int32
+    edge0: np.ndarray  # (T, M) int32
+    nedge: np.ndarray  # (T, M) int32
+    win: np.ndarray  # (T, M) int32
+    action: np.ndarray  # (T, E) int32
+    prior: np.ndarray  # (T, E) float32
+    child: np.ndarray  # (T, E) int32
+    count: np.ndarray  # (T, 2) int32: nodes, edges in use
+    sims: np.ndarray  # (T,) int32 simulations done
+    budget: np.ndarray  # (T,) int32 simulations to do
+    key: np.ndarray  # (T,) uint64 each tree's splitmix64 key (playouts, Gumbel noise)
+
+    @classmethod
+    def allocate(
+        cls,
+        budgets: np.ndarray,
+        players: int,
+        root_player: np.ndarray,
+        edges: int,
+        keys: np.ndarray,
+    ) -> Trees:
+        """Empty trees (only the root node, not yet expanded) for the given budgets."""
+        t = len(budgets)
+        m = int(np.max(budgets)) + 2
+        tr = cls(
+            n=np.zeros((t, m), np.int32),
+            w=np.zeros((t, m, players), np.float64),
+            r=np.zeros((t, m, players), np.float64),
+            parent=np.full((t, m), -1, np.int32),
+            player=np.full((t, m), -1, np.int32),
+            edge0=np.zeros((t, m), np.int32),
+            nedge=np.full((t, m), -1, np.int32),
+            win=np.full((t, m), -1, np.int32),
+            action=np.zeros((t, edges), np.int32),
+            prior=np.zeros((t, edges), np.float32),
+            child=np.full((t, edges), -1, np.int32),
+            count=np.zeros((t, 2), np.int32),
+            sims=np.zeros(t, np.int32),
+            budget=np.asarray(budgets, np.int32).copy(),
+            key=np.asarray(keys, np.uint64).copy(),
+        )
+        tr.count[:, 0] = 1
+        tr.player[:, 0] = root_player
+        return tr
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays in the order the compiled functions take them."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    def grow(self, min_free: int) -> None:
+        """Double the edge capacity until every tree has ``min_free`` free edges."""
+        cap = self.action.shape[1]
+        need = int(self.count[:, 1].max()) + min_free
+        new = cap
+        while new < need:
+            new *= 2
+        if new == cap:
+            return
+        t = self.action.shape[0]
+        for name, fill in (("action", 0), ("prior", 0), ("child", -1)):
+            old = getattr(self, name)
+            arr = np.full((t, new), fill, old.dtype)
+            arr[:, :cap] = old
+            setattr(self, name, arr)
+
+
+def specialize(fn: Callable[..., Any], suffix: str, **bindings: Any) -> Any:
+    """An njit (``cache=True``) twin of ``fn`` whose global names ``bindings`` are rebound.
+
+    Why: Numba cannot cache a function that takes another compiled function as an
+    argument (each dispatcher is a new type), so each game gets its own compiled copy of
+    the search loops, with the game's step, legal-move and playout functions bound as
+    globals. The twin gets its own qualified name, hence its own on-disk cache entry.
+    """
+    glb = dict(fn.__globals__)
+    glb.update(bindings)
+    twin = types.FunctionType(
+        fn.__code__, glb, f"{fn.__name__}__{suffix}", fn.__defaults__, fn.__closure__
+    )
+    twin.__qualname__ = f"{fn.__qualname__}__{suffix}"
+    twin.__module__ = fn.__module__
+    twin.__doc__ = fn.__doc__
+    return njit(cache=True)(twin)
+
+
+# ----------------------------------------------------------------------------- tree ops
+
+
+@njit(cache=True)
+def select_edge(TR, t, node, mode, c):
+    """The edge the seat to move at ``node`` follows (UCT or PUCT, module docstring)."""
+    n, w, r, parent, player, edge0, nedge, win, action, prior, child = TR[:11]
+    if win[t, node] >= 0:  # a win in one: the mover always takes it
+        return win[t, node]
+    p = player[t, node]
+    e0 = edge0[t, node]
+    k = nedge[t, node]
+    best = e0
+    best_score = -np.inf
+    if mode == UCT:
+        log_n = np.log(max(n[t, node], 1))
+        for e in range(e0, e0 + k):
+            ch = child[t, e]
+            if ch < 0 or n[t, ch] == 0:
+                return e
+            q = w[t, ch, p] / n[t, ch] + r[t, ch, p]
+            score = q + c * np.sqrt(log_n / n[t, ch])
+            if score > best_score:
+                best, best_score = e, score
+        return best
+    sq = np.sqrt(max(n[t, node], 1))
+    for e in range(e0, e0 + k):
+        ch = child[t, e]
+        q = 0.0
+        nc = 0
+        if ch >= 0 and n[t, ch] > 0:
+            nc = n[t, ch]
+            q = w[t, ch, p] / nc + r[t, ch, p]
+        score = q + c * prior[t, e] * sq / (1 + nc)
+        if score > best_score:
+            best, best_score = e, score
+    return best
+
+
+@njit(cache=True)
+def add_child(TR, t, node, e, player_now, rew):
+    """Create the child of edge ``e`` of ``node``: its seat to move and incoming rewards."""
+    n, w, r, parent, player, edge0, nedge, win, action, prior, child, count = TR[:12]
+    ch = count[t, 0]
+    count[t, 0] += 1
+    parent[t, ch] = node
+    player[t, ch] = player_now
+    for s in range(rew.shape[0]):
+        r[t, ch, s] = rew[s]
+    child[t, e] = ch
+    mover = player[t, node]
+    if player_now < 0 and win[t, node] < 0 and rew[mover] > 0:
+        win[t, node] = e
+    return ch
+
+
+@njit(cache=True)
+def add_edges(TR, t, node, acts, k, priors, allowed):
+    """Expand ``node`` with edges for ``acts[:k]`` (``allowed`` (A,) bool filters them).
+
+    ``priors`` is (A,) (renormalised over the kept actions) or empty for uniform ones.
+    Returns the number of edges made (0 only if nothing was allowed: then all are kept).
+    """
+    edge0, nedge, action, prior, child, count = TR[5], TR[6], TR[8], TR[9], TR[10], TR[11]
+    kept = 0
+    if allowed.shape[0] > 0:
+        for j in range(k):
+            if allowed[acts[j]]:
+                kept += 1
+    use_allowed = allowed.shape[0] > 0 and kept > 0
+    e0 = count[t, 1]
+    m = 0
+    total = 0.0
+    for j in range(k):
+        a = acts[j]
+        if use_allowed and not allowed[a]:
+            continue
+        action[t, e0 + m] = a
+        child[t, e0 + m] = -1
+        pr = 1.0 if priors.shape[0] == 0 else max(float(priors[a]), 0.0)
+        prior[t, e0 + m] = pr
+        total += pr
+        m += 1
+    for j in range(m):
+        prior[t, e0 + j] = prior[t, e0 + j] / total if total > 0 else 1.0 / m
+    edge0[t, node] = e0
+    nedge[t, node] = m
+    count[t, 1] = e0 + m
+    return m
+
+
+@njit(cache=True)
+def backup(TR, t, node, value, count):
+    """Add ``count`` visits whose returns (from ``node`` on) sum to ``value`` up the path."""
+    n, w, r, parent = TR[0], TR[1], TR[2], TR[3]
+    P = value.shape[0]
+    total = value.copy()
+    cur = node
+    while cur >= 0:
+        n[t, cur] += count
+        for s in range(P):
+            w[t, cur, s] += total[s]
+            total[s] += count * r[t, cur, s]
+        cur = parent[t, cur]
+
+
+@njit(cache=True)
+def root_stats(TR, num_actions, visits, qsum):
+    """Per tree and root action: visits of the child, and the summed return of its seat."""
+    n, w, r, parent, player, edge0, nedge, win, action, prior, child = TR[:11]
+    for t in range(n.shape[0]):
+        p = player[t, 0]
+        for e in range(edge0[t, 0], edge0[t, 0] + max(nedge[t, 0], 0)):
+            ch = child[t, e]
+            a = action[t, e]
+            if ch >= 0 and p >= 0:
+                visits[t, a] += n[t, ch]
+                qsum[t, a] += w[t, ch, p] + n[t, ch] * r[t, ch, p]

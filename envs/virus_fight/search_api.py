@@ -1,0 +1,111 @@
+"""Single-game functions of Virus Fight for the array tree search (``agents/search``).
+
+Why apart from the batch API: a search walks one game at a time inside compiled code
+(copy a position into a scratch slot, apply an action, list the legal actions, play a
+random game to its end), so it needs ``@njit`` functions over *one row* of the kernel's
+arrays. ``S`` is ``VFState.arrays()``; row ``i`` is one game ("slot"). ``G`` is
+``(seg, cfg, row)``: the static geometry of the facade and a scratch mask row. Rewards
+per seat follow the batch facade (a seat gets its final reward in the step that ends its
+game or eliminates it, VF-16/VF-17). The hidden setup (VF-11) is the caller's business:
+search from ``determinize``-d roots.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from envs.virus_fight.kernel import (
+    I_CUR,
+    I_HLEN,
+    I_PHASE,
+    PH_OVER,
+    _apply,
+    _fill_mask,
+    _random_legal,
+)
+
+
+def static(game: Any) -> tuple[np.ndarray, ...]:
+    """The static argument ``G`` of the functions below for this facade."""
+    return (game.seg, game.cfg, np.zeros(game.num_actions, np.bool_))
+
+
+def arrays(state: Any) -> tuple[np.ndarray, ...]:
+    """The kernel arrays of a batch state, in the order the functions take them."""
+    return state.arrays()
+
+
+@njit(cache=True, error_model="numpy")
+def copy_slot(G, S, src, dst):
+    """Copy game ``src`` into row ``dst`` (the VF-17 history only as far as it is used)."""
+    bb, cells, marker, supply, info, rng, hist = S
+    bb[dst] = bb[src]
+    cells[dst] = cells[src]
+    marker[dst] = marker[src]
+    supply[dst] = supply[src]
+    info[dst] = info[src]
+    rng[dst] = rng[src]
+    for k in range(info[src, I_HLEN]):
+        hist[dst, k] = hist[src, k]
+
+
+@njit(cache=True, error_model="numpy")
+def apply_action(G, S, i, action, rew):
+    """Play legal ``action`` in game ``i``; ``rew[i]`` gets the step's rewards per seat."""
+    seg, cfg = G[0], G[1]
+    bb, cells, marker, supply, info, rng, hist = S
+    for s in range(rew.shape[1]):
+        rew[i, s] = 0.0
+    if info[i, I_PHASE] != PH_OVER:
+        _apply(i, action, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
+
+
+@njit(cache=True, error_model="numpy")
+def to_play(G, S, i):
+    """Seat to act in game ``i``; -1 once it is over."""
+    info = S[4]
+    if info[i, I_PHASE] == PH_OVER:
+        return -1
+    return np.int64(info[i, I_CUR])
+
+
+@njit(cache=True, error_model="numpy")
+def legal_actions(G, S, i, out):
+    """Write the legal actions of game ``i`` (ascending) into ``out``; returns how many."""
+    seg, cfg, row = G
+    bb, cells, marker, supply, info, rng, hist = S
+    _fill_mask(i, bb, cells, marker, supply, info, seg, cfg, row)
+    k = 0
+    for a in range(row.shape[0]):
+        if row[a]:
+            out[k] = a
+            k += 1
+    return k
+
+
+@njit(cache=True, error_model="numpy")
+def playout(G, S, i, key, max_steps, ret, rew):
+    """Uniformly random legal moves from game ``i`` (consumed) to the end, from ``key``.
+
+    ``ret`` gets each seat's summed rewards (0 from the cut-off on if ``max_steps`` ran
+    out first); returns the advanced key.
+    """
+    seg, cfg = G[0], G[1]
+    bb, cells, marker, supply, info, rng, hist = S
+    P = cfg[2]
+    for s in range(P):
+        ret[s] = 0.0
+    rng[i] = key
+    steps = 0
+    while info[i, I_PHASE] != PH_OVER and steps < max_steps:
+        a = _random_legal(i, bb, cells, marker, supply, info, rng, seg, cfg)
+        for s in range(P):
+            rew[i, s] = 0.0
+        _apply(i, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
+        for s in range(P):
+            ret[s] += rew[i, s]
+        steps += 1
+    return rng[i]
