@@ -44,6 +44,8 @@ from envs.core.match import (
     TurnBasedRunner,
     make_runner,
 )
+from envs.core.records import now
+from training.ladder_records import ensure_schema, insert_records, records_from_outcomes
 from training.ratings import (
     AgentRating,
     MatchRecord,
@@ -125,6 +127,7 @@ class MatchDB:
         self.conn = sqlite3.connect(str(self.path))
         self.conn.execute(_SCHEMA)
         self.conn.commit()
+        ensure_schema(self.conn)  # version 2: game records (training/ladder_records.py)
 
     def close(self) -> None:
         self.conn.close()
@@ -254,6 +257,7 @@ def run_ladder(
                 agent = factories[name](_derive_seed(base, key, s, int(missing[0])))
                 agent.name = name
                 seat_agents.append(agent)
+            started = now()
             outcomes = runner.play(seat_agents, base, missing)
             rows = []
             for i, o in zip(missing.tolist(), outcomes, strict=True):
@@ -269,6 +273,12 @@ def run_ladder(
                         o.length,
                     )
                 )
+            recs = records_from_outcomes(
+                runner, game, seating, base, missing.tolist(), outcomes,
+                [json.loads(r[5]) for r in rows], started,
+            )  # fmt: skip
+            with store.conn:  # records first: a rerun replaces those whose rows are missing
+                insert_records(store.conn, config, [(key, r) for r in recs])
             store.insert(game, config, rows)
             played += len(rows)
             if bar is not None:

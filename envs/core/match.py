@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from envs.core.agent import ActContext, Agent
+from envs.core.records import split_trace, state_digest
 
 #: Below this many games per kernel call, search and ladder loops run Numba single-threaded:
 #: a ``prange`` over a few dozen games costs more in thread wake-ups than it saves (measured
@@ -53,6 +54,12 @@ class GameOutcome:
     rewards: np.ndarray  # (P,) float
     finish: np.ndarray  # (P,) float: step a seat's game ended (or points)
     length: int  # decisions (turn-based games) or shots played
+    # the game record's raw material (envs/core/records.py): action and seat per move,
+    # final-state digest; Moon Shot: one dict per shot
+    moves: list[Any] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)
+    digest: str = ""
+    shots: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Runner(Protocol):
@@ -125,8 +132,12 @@ class TurnBasedRunner:
         length = np.zeros(n, np.int64)
         alive = np.arange(n)
         t = 0
+        trace = []  # (games, actions, seats) per step, for the game records
+        digests = [""] * n
         while len(alive):
+            movers = np.asarray(game.current_player(state), np.int64)
             actions = self._act(agents, state, indices[alive])
+            trace.append((alive, actions, movers))
             rewards, done = game.step(state, actions)
             t += 1
             total[alive] += rewards
@@ -138,11 +149,17 @@ class TurnBasedRunner:
             f[got] = t
             finish[alive] = f
             if done.any():
+                for j in np.flatnonzero(done).tolist():
+                    digests[int(alive[j])] = state_digest(state, j)
                 keep = np.flatnonzero(~done)
                 alive = alive[keep]
                 if len(alive):
                     state = game.take(state, keep)
-        return [GameOutcome(total[i], finish[i], int(length[i])) for i in range(n)]
+        moves, seats = split_trace(trace, n)
+        return [
+            GameOutcome(total[i], finish[i], int(length[i]), moves[i], seats[i], digests[i])
+            for i in range(n)
+        ]
 
 
 def turn_based_runner(game: str, players: int | None = None) -> TurnBasedRunner:
