@@ -12,6 +12,7 @@ observations, masks, rewards, terminations, truncations, agents and errors.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -59,7 +60,7 @@ def _board_trace(make: Callable[..., Any], kwargs: dict, seed: int, max_iter: in
             u = rng.random()
             if u < 0.01:
                 bad = int(rng.choice([-1, n, n + 7]))
-                trace.append(("out of space", bad, _error(lambda bad=bad: env.step(bad))))
+                trace.append(("out of space", bad, _error(partial(env.step, bad))))
                 continue
             legal = np.flatnonzero(obs["action_mask"])
             illegal = np.flatnonzero(obs["action_mask"] == 0)
