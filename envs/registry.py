@@ -320,7 +320,7 @@ register(
         title="Moon Shot",
         players=tuple(range(1, 9)),  # 1: solo shots (MS-21); 2..8 the turn game (MS-14)
         default_players=2,
-        batch=None,  # the batch facade (envs/moon_shot/batch.py) is on its way
+        batch="envs.moon_shot.batch:MoonShotBatch",
         continuous=True,
         aec="envs.moon_shot_v0:env",
         parallel="envs.moon_shot_v0:parallel_env",
