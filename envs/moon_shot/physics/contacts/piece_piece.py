@@ -1,6 +1,11 @@
-"""Piece-piece contacts at launch (MS-7): pieces overlapping at launch ignore each other.
+"""Piece-piece contacts (MS-7, MS-8): the pair detector and the launch-overlap rule.
 
-The tree's pieces start stacked, so their footprints overlap at launch; such a pair
+``_resolve_pair`` is the detector of the contact protocol (``core``) for two pieces:
+bounding circles first, then the exact SAT test and the contact manifold of the two
+pentagon footprints (MS-4, ``geometry``); an overlap goes to the response model with the
+pieces' restitution ``restitution_piece`` (MS-8).
+
+MS-7: the tree's pieces start stacked, so their footprints overlap at launch; such a pair
 takes no part in contacts until the footprints have separated. ``_init_ignore`` marks
 those pairs, ``_update_ignore`` re-checks them no earlier than they could separate.
 """
@@ -14,9 +19,11 @@ from numba import njit
 
 from envs.moon_shot.geometry import (
     NO_REFCOUNT,
+    nb_manifold,
     nb_sat,
 )
 from envs.moon_shot.params import (
+    I_E_PIECE,
     I_G,
     I_MU,
     I_PIECE0,
@@ -24,8 +31,42 @@ from envs.moon_shot.params import (
     PK_R,
     PK_RHO,
 )
-from envs.moon_shot.physics.contacts.core import _pair_index, _refresh_poly
+from envs.moon_shot.physics.contacts.core import _forget, _pair_index, _refresh_poly
+from envs.moon_shot.physics.contacts.impulse import _apply_contact
 from envs.moon_shot.physics.core import SOM, STAMP, SVX, SVY, SX, SY, drop_stale
+
+
+@njit(inline="always", **NO_REFCOUNT)
+def _resolve_pair(
+    P: np.ndarray,
+    st: np.ndarray,
+    polys: np.ndarray,
+    valid: np.ndarray,
+    i: int,
+    j: int,
+    ri: float,
+    gl: np.ndarray,
+    ign_next: np.ndarray,
+) -> bool:
+    """Resolve an overlap of pieces i < j (bounding radius ``ri`` of i) after a substep;
+    True when there was one (both pieces then forget their cached gaps)."""
+    rj = P[I_PIECE0 + j * PIECE_STRIDE + PK_R]
+    dx = st[j, SX] - st[i, SX]
+    dy = st[j, SY] - st[i, SY]
+    if dx * dx + dy * dy >= (ri + rj) * (ri + rj):
+        return False  # bounding circles apart
+    _refresh_poly(P, st, polys, valid, i)
+    _refresh_poly(P, st, polys, valid, j)
+    sep, edge, ref = nb_sat(polys[i], polys[j])
+    if not sep < 0.0:  # touching or apart (the test of the old code, NaN included)
+        return False
+    nx, ny, cx, cy, depth = nb_manifold(polys[i], polys[j], edge, ref)
+    _apply_contact(P, st, i, j, nx, ny, cx, cy, depth, P[I_E_PIECE])  # MS-8
+    valid[i] = False
+    valid[j] = False
+    _forget(gl, ign_next, i)
+    _forget(gl, ign_next, j)
+    return True
 
 
 @njit(**NO_REFCOUNT)
