@@ -63,6 +63,7 @@ for _name, _module, _help in (
     ("train", "training.train", "self-play training: arena train GAME [--steps N] [--resume]"),
     ("ladder", "training.ladder", "round-robin ladder with openskill ratings"),
     ("demo", "training.demo", "the main job: train briefly, run a ladder, print the table"),
+    ("replay", "training.replay", "watch a recorded game: arena replay SOURCE [ID] [--gif F]"),
 ):
     _DELEGATED[_name] = (_delegated(_module), _help)
 

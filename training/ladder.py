@@ -28,6 +28,7 @@ import hashlib
 import itertools
 import json
 import sqlite3
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,7 @@ from envs.core.match import (
 )
 from envs.core.records import now
 from training.ladder_records import ensure_schema, insert_records, records_from_outcomes
+from training.ladder_stats import ladder_stats
 from training.ratings import (
     AgentRating,
     MatchRecord,
@@ -288,12 +290,15 @@ def run_ladder(
         records = [m for m in store.records(game, config) if set(m.agents) <= set(names)]
     finally:
         store.close()
+    # rank order agrees with head to head (training/ladder_stats.py), not mu - 3 sigma
+    ranked = ladder_stats(records, names).names if records else names
+    by_name = {r.name: r for r in compute_ratings(records, names)}
     result = LadderResult(
         game=game,
         config=config,
-        names=names,
-        ratings=compute_ratings(records, names),
-        win_matrix=pairwise_win_rates(records, names),
+        names=ranked,
+        ratings=[by_name[n] for n in ranked],
+        win_matrix=pairwise_win_rates(records, ranked),
         games_played=played,
         games_stored=len(records),
     )
@@ -385,8 +390,14 @@ def print_table(result: LadderResult) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``arena ladder`` entry point."""
+    """``arena ladder`` entry point (``arena ladder report DB``: training/ladder_report.py)."""
     from agents.registry import default_agents
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["report"]:
+        from training.ladder_report import main as report_main
+
+        return report_main(argv[1:])
 
     parser = argparse.ArgumentParser(
         prog="arena ladder",
@@ -423,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print_table(result)
     print(f"played {result.games_played} new games; {result.games_stored} stored for these agents")
+    print("ranked by head to head; intervals, anchored ratings, alpha-Rank and replays:")
+    print(f"  arena ladder report {args.db}")
     for kind, path in result.plots.items():
         print(f"{kind} plot: {path}")
     return 0
