@@ -6,6 +6,9 @@ Each game is a PettingZoo-classic style module ``envs.<game>_v0`` exposing ``env
 package does not import torch or pygame.
 """
 
+from envs.core.single_agent import register_single_agent_envs as _register_gym
 from envs.registry import names as _names
 
 __all__ = [f"{_name}_v0" for _name in _names()]
+
+_register_gym()  # Gymnasium ids of the single-agent masked envs (docs/single_agent.md)

@@ -10,7 +10,7 @@
 * an in-range Python ``int`` action skips gymnasium's ``Discrete.contains``; anything else
   goes through the wrapper's own check.
 
-Measured on Proteus and Virus Fight, the forwarding chain cost more than the game; with
+Measured on the board games, the forwarding chain cost more than the game; with
 these wrappers ``env()`` runs at 2.2-2.4x ``tictactoe_v3.env()`` (docs/benchmarks.md).
 PettingZoo's ``api_test`` and the illegal-move tests run on the result.
 """
@@ -62,7 +62,7 @@ def _direct(cls: type, name: str, guarded: bool = False) -> type:
 
     It keeps ``cls``'s ``__name__`` (so ``str(env)`` reads as PettingZoo's) and gets the
     qualified name ``name`` of this module, where it is bound to that name, so that pickle
-    finds it: ``pickle.dumps(proteus_v0.env())`` works as for PettingZoo's envs.
+    finds it: ``pickle.dumps(<game>_v0.env())`` works as for PettingZoo's envs.
     """
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807

@@ -1,4 +1,4 @@
-"""The shared AEC template of the turn-based board games (Proteus, Virus Fight).
+"""The shared AEC template of the turn-based board games (``envs.registry`` lists them).
 
 One ``step`` for every game, like Pgx's template ``Env.step``: it checks the action
 (range, legality) before anything changes, applies it through the game's kernel, reads
