@@ -15,6 +15,7 @@ import numpy as np
 from agents.base import ActContext, Agent
 from agents.moon_shot_agents import MoonShotFacade
 from envs.core.match import GameOutcome, IllegalActionError
+from envs.core.records import record_shots, state_digest
 
 
 class MoonShotRunner:
@@ -43,6 +44,7 @@ class MoonShotRunner:
         keys = game.derive_keys(seed, int(indices.max()) + 1)[indices]
         facade = self.facade
         state = facade.new_games(keys)
+        shots: list[list[dict]] = [[] for _ in range(n)]  # the game records' shots
         while not state.done.all():
             alive = np.flatnonzero(~state.done)
             seats = state.seat[alive].astype(np.int64)
@@ -63,9 +65,19 @@ class MoonShotRunner:
                         f" (shape {a.shape}) in moon_shot"
                     )
                 actions[alive[sel]] = a
-            facade.shoot(state, actions)  # the turn loop: one physics call, MS-14..MS-17
+            seeds = game.shot_seeds(state.key[alive], state.turn[alive])
+            result = facade.shoot(state, actions)  # the turn loop: one physics call, MS-14..MS-17
+            record_shots(shots, alive, seats, actions[alive], seeds, result)
         return [
-            GameOutcome(state.rewards[i].astype(np.float64), np.zeros(p), int(state.turn[i]))
+            GameOutcome(
+                state.rewards[i].astype(np.float64),
+                np.zeros(p),
+                int(state.turn[i]),
+                moves=[s["action"] for s in shots[i]],
+                seats=[s["seat"] for s in shots[i]],
+                digest=state_digest(state, i),
+                shots=shots[i],
+            )
             for i in range(n)
         ]
 

@@ -163,7 +163,7 @@ def make_facade(game: str, config: dict[str, Any]) -> Any:
 
 def moon_shot_config(config: dict[str, Any]) -> Any:
     """The ``MoonShotConfig`` of a Moon Shot record (default physics unless stored)."""
-    from envs.moon_shot.env import MoonShotConfig
+    from envs.moon_shot.batch import MoonShotConfig
     from envs.moon_shot.params import PhysicsParams
 
     kw = {k: v for k, v in config.items() if k not in ("players", "params")}
@@ -260,6 +260,33 @@ def realised_launches(actions: np.ndarray, seeds: np.ndarray, cfg: Any) -> np.nd
     return out
 
 
+def record_shots(
+    shots: list[list[dict[str, Any]]],
+    games: np.ndarray,
+    seats: np.ndarray,
+    actions: np.ndarray,
+    seeds: np.ndarray,
+    result: Any,
+) -> None:
+    """Append one turn of Moon Shot shots (``Shots`` of games ``games``, in that order) to
+    the per-game lists of a runner."""
+    from envs.moon_shot.scoring import KIND_NAMES
+
+    sc = result.score
+    for j, g in enumerate(np.asarray(games).tolist()):
+        shots[g].append(
+            {
+                "seat": int(seats[j]),
+                "action": [float(x) for x in actions[j]],
+                "seed": int(seeds[j]),
+                "poses": np.asarray(result.poses[j], np.float64).tolist(),
+                "toppled": [bool(x) for x in result.toppled[j]],
+                "points": int(sc.points[j]),
+                "kind": KIND_NAMES[int(sc.kind[j])],
+            }
+        )
+
+
 # ----------------------------------------------------------------------------- replay
 
 
@@ -319,14 +346,14 @@ def _bits_equal(a: Any, b: Any) -> bool:
 
 
 def _replay_moon_shot(record: GameRecord, keep_states: bool, frames: bool) -> Replayed:
+    """Through the facade's one turn loop (``MoonShotBatch.shoot``: physics, MS-14..MS-17)."""
     from envs.moon_shot import game as G
-    from envs.moon_shot.env import run_shots
+    from envs.moon_shot.batch import MoonShotBatch
 
     cfg = moon_shot_config(record.config)
-    p = int(cfg.num_players)
+    fac = MoonShotBatch(cfg)
     i = int(record.game_index)
-    key = G.derive_keys(int(record.seed), i + 1)[i : i + 1]
-    state = G.new_games(1, p, key)
+    state = fac.new_games(G.derive_keys(int(record.seed), i + 1)[i : i + 1])
     states = [state.copy()] if keep_states else []
     shots = []
     _check(len(record.shots) == len(record.actions), "actions and shots differ in length")
@@ -336,22 +363,12 @@ def _replay_moon_shot(record: GameRecord, keep_states: bool, frames: bool) -> Re
         seed = G.shot_seeds(state.key, state.turn)
         _check(int(seed[0]) == int(shot["seed"]), f"shot {t}: noise seed differs")
         act = np.asarray([a], np.float64)
-        sh = run_shots(act, seed, cfg, record=frames)
+        sh = fac.shoot(state, act, record=frames)
         _check(_bits_equal(sh.poses[0], shot["poses"]), f"shot {t}: resting poses differ")
         if "launch" in shot:
             got = realised_launches(act, seed, cfg)[0]
             _check(_bits_equal(got, shot["launch"]), f"shot {t}: realised launch differs")
-        sc = sh.score
-        _check(int(sc.points[0]) == int(shot["points"]), f"shot {t}: points differ")
-        G.turn_step(
-            state,
-            np.asarray(sc.points),
-            np.asarray(sc.crack),
-            np.asarray(sc.colony),
-            np.asarray(sc.landed),
-            max_rounds=cfg.max_rounds,
-            target_score=cfg.target_score,
-        )
+        _check(int(sh.score.points[0]) == int(shot["points"]), f"shot {t}: points differ")
         shots.append(sh)
         if keep_states:
             states.append(state.copy())
