@@ -66,6 +66,8 @@ class GameSpec:
     continuous: bool = False  # actions in [-1, 1]^k instead of Discrete
     aec: Ref | None = None
     parallel: Ref | None = None
+    #: a Gymnasium env of its own; turn-based games with a facade also get the masked
+    #: single-agent id that ``envs/core/single_agent.py`` registers (docs/single_agent.md)
     gym: Ref | None = None
     env_players_arg: str | None = "num_players"
     max_len_arg: str | None = None  # the AEC env's game-length option (RLlib --max-len)
@@ -324,6 +326,7 @@ register(
         continuous=True,
         aec="envs.moon_shot_v0:env",
         parallel="envs.moon_shot_v0:parallel_env",
+        gym="envs.moon_shot.solo:MoonShotSoloEnv",  # solo shots (MS-21)
         agents={
             "aim": "agents.moon_shot_agents:CalibratedAimAgent",
             "planner": "agents.moon_shot_agents:PlannerAgent",
