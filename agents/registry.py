@@ -3,7 +3,9 @@
 Names are the ladder's agent keys (stored in the match database), so they are stable
 strings. Every game has ``random``; its registry entry adds its own agents (``agents``)
 and whether the generic MCTS plays it (``search``). Parametrised names are parsed:
-``mcts:N`` is MCTS with N playouts per move, ``policy:PATH`` loads a trained checkpoint
+``mcts:N`` is MCTS with N playouts per move, ``openspiel-mcts:N`` OpenSpiel's own
+``MCTSBot`` with N simulations (an outside anchor), ``mcts-python:N`` the previous
+Python-tree MCTS (for comparisons), ``policy:PATH`` loads a trained checkpoint
 through ``agents.policy.PolicyAgent``. Factories take a seed and return a fresh agent;
 agent modules are imported lazily.
 
@@ -47,6 +49,24 @@ def _mcts(simulations: int) -> Factory:
     return make
 
 
+#: other searchers by simulations (``KIND:N``): OpenSpiel's MCTSBot as an outside anchor
+#: (agents/openspiel_mcts.py), the previous Python-tree MCTS for comparisons
+_SEARCHERS = {
+    "openspiel-mcts": ("agents.openspiel_mcts", "OpenSpielMCTSAgent"),
+    "mcts-python": ("agents.mcts_python", "PythonTreeMCTSAgent"),
+}
+
+
+def _searcher(kind: str, simulations: int) -> Factory:
+    def make(seed: int) -> Agent:
+        import importlib
+
+        module, cls = _SEARCHERS[kind]
+        return getattr(importlib.import_module(module), cls)(simulations=simulations, seed=seed)
+
+    return make
+
+
 def _table(game: str) -> dict[str, Factory]:
     spec = games.get(game)
     table: dict[str, Factory] = {"random": _random}
@@ -82,6 +102,16 @@ def resolve(game: str, name: str) -> Factory:
         if sims < 1:
             raise ValueError(f"bad agent {name!r}: mcts:N needs N >= 1")
         return _mcts(sims)
+    if kind in _SEARCHERS and arg and search:
+        if kind == "openspiel-mcts" and games.get(game).openspiel is None:
+            raise ValueError(f"bad agent {name!r}: {game} has no OpenSpiel game")
+        try:
+            sims = int(arg)
+        except ValueError:
+            raise ValueError(f"bad agent {name!r}: {kind}:N needs an integer N") from None
+        if sims < 1:
+            raise ValueError(f"bad agent {name!r}: {kind}:N needs N >= 1")
+        return _searcher(kind, sims)
     if kind == "policy" and arg:
         path = arg
 
@@ -91,7 +121,11 @@ def resolve(game: str, name: str) -> Factory:
             return policy.PolicyAgent.load(path, game=game, seed=seed)
 
         return make
-    known = ", ".join(sorted(table) + (["mcts:N"] if search else []) + ["policy:PATH"])
+    known = ", ".join(
+        sorted(table)
+        + ([f"{k}:N" for k in ("mcts", *_SEARCHERS)] if search else [])
+        + ["policy:PATH"]
+    )
     raise ValueError(f"unknown agent {name!r} for {game}; known: {known}")
 
 
