@@ -38,10 +38,16 @@ class VersusResult:
         return self.wins / self.games
 
     def line(self) -> str:
+        """One line with Wilson 95 % intervals (training/ladder_stats.py) on every rate."""
+        from training.ladder_stats import wilson
+
+        def rate(k: int) -> str:
+            lo, hi = wilson(k, self.games)
+            return f"{100 * k / self.games:5.1f}% [{100 * lo:4.1f}, {100 * hi:4.1f}]"
+
         return (
-            f"vs {self.opponent:12s} {self.games:5d} games: win {100 * self.win_rate:5.1f}%  "
-            f"draw {100 * self.draws / self.games:5.1f}%  loss {100 * self.losses / self.games:5.1f}%"
-            f"  ({self.seconds:.0f} s)"
+            f"vs {self.opponent:12s} {self.games:5d} games: win {rate(self.wins)}  "
+            f"draw {rate(self.draws)}  loss {rate(self.losses)}  ({self.seconds:.0f} s)"
         )
 
 
@@ -52,9 +58,14 @@ def versus(
     games: int = 1000,
     seed: int = 12345,
     players: int = 2,
+    record: str | None = None,
 ) -> VersusResult:
-    """``games`` seat-swapped games of ``policy`` against registry agent ``opponent_name``."""
+    """``games`` seat-swapped games of ``policy`` against registry agent ``opponent_name``;
+    ``record``: append their game records (JSON lines, envs/core/records.py) to this file."""
     from agents.registry import make_agent
+    from envs.core.records import now, write_records
+    from training.ladder_records import records_from_outcomes
+    from training.ratings import ranks_from_results
 
     runner = make_runner(game, players)
     half = games // 2
@@ -64,7 +75,17 @@ def versus(
     for seat in range(2):
         others = [make_agent(game, opponent_name, seed=seed + 7 * k + seat) for k in range(players)]
         seated = [policy if s == seat else others[s] for s in range(players)]
-        for o in runner.play(seated, seed, idx):
+        started = now()
+        outcomes = runner.play(seated, seed, idx)
+        if record:
+            names = [getattr(a, "name", "policy") if s == seat else opponent_name
+                     for s, a in enumerate(seated)]  # fmt: skip
+            ranks = [ranks_from_results(o.rewards.tolist(), o.finish.tolist()) for o in outcomes]
+            recs = records_from_outcomes(
+                runner, game, names, seed, idx.tolist(), outcomes, ranks, started, "evaluate"
+            )
+            write_records(record, recs)
+        for o in outcomes:
             r = float(o.rewards[seat])
             wins += r > 0
             draws += r == 0
@@ -81,6 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--seed", type=int, default=12345)
     p.add_argument("--stochastic", action="store_true", help="sample instead of argmax")
+    p.add_argument(
+        "--record",
+        default="runs/records/evaluate_{game}.jsonl",
+        metavar="FILE",
+        help="append every game's record here ('' for none); watch one with arena replay FILE ID",
+    )
     args = p.parse_args(argv)
 
     from agents.policy import PolicyAgent
@@ -98,7 +125,16 @@ def main(argv: list[str] | None = None) -> int:
             return int(code)
     for name in [n.strip() for n in args.opponents.split(",") if n.strip()]:
         print(
-            versus(args.game, agent, name, args.games, args.seed, args.players).line(), flush=True
+            versus(
+                args.game,
+                agent,
+                name,
+                args.games,
+                args.seed,
+                args.players,
+                args.record.format(game=args.game) or None,
+            ).line(),
+            flush=True,
         )
     return 0
 
