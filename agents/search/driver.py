@@ -47,7 +47,6 @@ from agents.search.tree import (
     select_edge,
     specialize,
 )
-from envs.core.rng import splitmix64
 
 Evaluate = Callable[[Any], tuple[np.ndarray, np.ndarray]]
 
@@ -424,12 +423,8 @@ def _gumbel_root(fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, eva
         e0, k = int(trees.edge0[t, 0]), int(trees.nedge[t, 0])
         acts = trees.action[t, e0 : e0 + k].astype(np.int64)
         logits[t, acts] = np.log(np.maximum(trees.prior[t, e0 : e0 + k], 1e-30))
-        key = np.uint64(trees.key[t])
-        for a in acts:
-            key, z = splitmix64(key)
-            u = (float(z >> np.uint64(11)) + 0.5) / 2.0**53
-            gumbel[t, a] = -math.log(-math.log(u))
-        trees.key[t] = key
+        draws = np.random.default_rng(int(trees.key[t])).gumbel(size=k)  # the tree's own key
+        gumbel[t, acts] = draws
         m = min(cfg.considered, k)
         order = acts[np.argsort(-(gumbel[t, acts] + logits[t, acts]), kind="stable")]
         survivors.append(order[:m])

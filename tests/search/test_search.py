@@ -1,0 +1,278 @@
+"""The batched array-tree search (agents/search): adapters against the facades, budgets,
+determinism, decisive and anti-decisive moves, the evaluation callback, Gumbel root, errors.
+
+The per-game search functions (envs/<game>/search_api.py) are checked against the batch
+facades on positions reached by random play: the same legal actions, the same transition
+and rewards (PR-16/PR-17 for Proteus, VF-16/VF-17 for Virus Fight).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agents.base import ActContext
+from agents.mcts import MCTSAgent
+from agents.mcts_python import safe_actions
+from agents.search import SearchConfig, search
+from agents.search.driver import SLOTS, compiled, supports
+from envs.proteus.batch import ProteusBatch
+from envs.virus_fight.batch import VirusFightBatch
+from tests.tictactoe import TicTacToe
+
+GAMES = {
+    "proteus": lambda: ProteusBatch(),
+    "vf2": lambda: VirusFightBatch(2),
+    "vf3": lambda: VirusFightBatch(3),
+}
+
+
+def positions(game: Any, n: int, seed: int, max_steps: int = 60) -> Any:
+    """``n`` running positions reached by 0..max_steps random moves (seeded)."""
+    rng = np.random.default_rng(seed)
+    st = game.init(n, seed)
+    depth = rng.integers(0, max_steps, n)
+    for k in range(max_steps):
+        live = np.flatnonzero((depth > k) & ~np.asarray(game.terminated(st), bool))
+        if len(live) == 0:
+            break
+        sub = game.take(st, live)
+        acts = game.random_actions(sub)
+        before = game.take(sub, np.arange(len(live)))
+        _, done = game.step(sub, acts)
+        # keep positions where the game is still running
+        keep = np.where(done, 0, 1).astype(bool)
+        for name, arr in zip(
+            [f for f in st.__dataclass_fields__],
+            game.take(sub, np.arange(len(live))).arrays(),
+            strict=True,
+        ):
+            full = getattr(st, name)
+            old = getattr(before, name)
+            full[live] = np.where(keep.reshape((-1,) + (1,) * (arr.ndim - 1)), arr, old)
+        depth[live[~keep]] = k  # stop there
+    assert not np.asarray(game.terminated(st), bool).any()
+    return st
+
+
+def slots_of(game: Any, st: Any) -> tuple[Any, Any, Any]:
+    fns = compiled(game)
+    slots = game.take(st, np.repeat(np.arange(st.batch_size), SLOTS))
+    return fns, slots, fns.api.arrays(slots)
+
+
+@pytest.mark.parametrize("key", sorted(GAMES))
+def test_adapter_legal_actions_and_steps_match_the_facade(key: str) -> None:
+    game = GAMES[key]()
+    st = positions(game, 24, seed=1)
+    fns, slots, NS = slots_of(game, st)
+    G = fns.api.static(game)
+    mask = np.asarray(game.legal_mask(st), bool)
+    acts = np.zeros(game.num_actions, np.int64)
+    rew = np.zeros((slots.batch_size, game.num_players))
+    rng = np.random.default_rng(0)
+    for b in range(st.batch_size):
+        k = fns.api.legal_actions(G, NS, SLOTS * b, acts)
+        assert sorted(acts[:k].tolist()) == np.flatnonzero(mask[b]).tolist()
+        a = int(rng.choice(np.flatnonzero(mask[b])))
+        fns.api.copy_slot(G, NS, SLOTS * b, SLOTS * b + 1)
+        fns.api.apply_action(G, NS, SLOTS * b + 1, a, rew)
+        ref = game.take(st, np.array([b]))
+        r_ref, _ = game.step(ref, np.array([a]))
+        mine = game.take(slots, np.array([SLOTS * b + 1]))
+        assert np.allclose(rew[SLOTS * b + 1], r_ref[0])
+        assert int(fns.api.to_play(G, NS, SLOTS * b + 1)) == int(game.current_player(ref)[0])
+        assert np.array_equal(game.legal_mask(mine), game.legal_mask(ref))
+        assert np.array_equal(game.observe(mine, np.array([0])), game.observe(ref, np.array([0])))
+
+
+@pytest.mark.parametrize("key", sorted(GAMES))
+def test_playout_ends_the_game_and_returns_its_rewards(key: str) -> None:
+    game = GAMES[key]()
+    st = positions(game, 8, seed=2)
+    fns, slots, NS = slots_of(game, st)
+    G = fns.api.static(game)
+    ret = np.zeros(game.num_players)
+    rew = np.zeros((slots.batch_size, game.num_players))
+    for b in range(st.batch_size):
+        fns.api.copy_slot(G, NS, SLOTS * b, SLOTS * b + 1)
+        fns.api.playout(G, NS, SLOTS * b + 1, np.uint64(b), np.int64(2**62), ret, rew)
+        assert fns.api.to_play(G, NS, SLOTS * b + 1) == -1
+        assert np.all(np.abs(ret) <= 1.0)
+        if game.num_players == 2:
+            assert ret.sum() == 0.0  # zero-sum outcome of a finished two-player game
+
+
+@pytest.mark.parametrize("key", sorted(GAMES))
+def test_root_filter_matches_the_python_safety_check(key: str) -> None:
+    game = GAMES[key]()
+    st = positions(game, 16, seed=3, max_steps=80)
+    fns, slots, NS = slots_of(game, st)
+    seats = np.asarray(game.current_player(st), np.int64)
+    allowed = np.zeros((st.batch_size, game.num_actions), bool)
+    fns.root_filter(fns.api.static(game), NS, seats, allowed)
+    for b in range(st.batch_size):
+        ref = safe_actions(game, game.take(st, np.array([b])), int(seats[b]))
+        assert np.array_equal(allowed[b], ref)
+
+
+@pytest.mark.parametrize("key", ["proteus", "vf2"])
+def test_budgets_are_spent_and_results_do_not_depend_on_the_batch(key: str) -> None:
+    game = GAMES[key]()
+    st = positions(game, 4, seed=4)
+    seats = game.current_player(st)
+    keys = np.arange(4, dtype=np.uint64) + 7
+    budgets = np.array([30, 5, 17, 1])
+    res = search(game, st, seats, budgets, keys)
+    assert res.trees.sims.tolist() == budgets.tolist()
+    assert res.visits.sum(axis=1).tolist() == (budgets - 1).tolist()  # one expands the root
+    for b in range(4):  # each tree alone: identical statistics (same key, same budget)
+        one = search(game, game.take(st, np.array([b])), seats[b : b + 1], budgets[b : b + 1],
+                     keys[b : b + 1])  # fmt: skip
+        assert np.array_equal(one.visits[0], res.visits[b])
+        assert np.array_equal(one.qsum[0], res.qsum[b])
+
+
+def winning_positions(game: Any, n: int, seed: int) -> tuple[Any, list[set[int]]]:
+    """Positions (from random games) where the mover has a move that wins at once."""
+    st = game.init(64, seed)
+    found: list[Any] = []
+    wins: list[set[int]] = []
+    for _ in range(400):
+        if len(found) >= n or np.asarray(game.terminated(st), bool).all():
+            break
+        live = np.flatnonzero(~np.asarray(game.terminated(st), bool))
+        sub = game.take(st, live)
+        mask = np.asarray(game.legal_mask(sub), bool)
+        movers = np.asarray(game.current_player(sub))
+        for j in range(len(live)):
+            acts = np.flatnonzero(mask[j])
+            if len(acts) < 2 or len(found) >= n:
+                continue
+            kids = game.take(sub, np.full(len(acts), j))
+            r, d = game.step(kids, acts)
+            good = set(acts[np.asarray(d, bool) & (r[:, movers[j]] > 0)].tolist())
+            if good and len(good) < len(acts):
+                found.append(game.take(sub, np.array([j])))
+                wins.append(good)
+        a = game.random_actions(sub)
+        game.step(sub, a)
+        for name, arr in zip([f for f in st.__dataclass_fields__], sub.arrays(), strict=True):
+            getattr(st, name)[live] = arr
+    assert found, "no position with a win in one found"
+    from agents.rollout import concat
+
+    return concat(game, found), wins
+
+
+def test_search_takes_a_win_in_one() -> None:
+    # Proteus (PR-16); in random Virus Fight games a win in one with a losing alternative
+    # is too rare to collect quickly (eliminations mostly happen without a decision, VF-15)
+    game = ProteusBatch()
+    st, wins = winning_positions(game, 6, seed=5)
+    t = st.batch_size
+    res = search(game, st, game.current_player(st), np.full(t, 300), np.arange(t, dtype=np.uint64))
+    for b in range(t):
+        assert int(np.argmax(res.visits[b])) in wins[b]
+
+
+def test_uniform_evaluator_callback_is_batched_across_trees() -> None:
+    game = ProteusBatch()
+    st = positions(game, 5, seed=6)
+    sizes: list[int] = []
+
+    def uniform(leaves: Any) -> tuple[np.ndarray, np.ndarray]:
+        k = leaves.batch_size
+        sizes.append(k)
+        assert not np.asarray(game.terminated(leaves), bool).any()
+        return np.ones((k, game.num_actions)), np.zeros((k, game.num_players))
+
+    budgets = np.array([12, 12, 12, 3, 12])
+    cfg = SearchConfig(mode="puct", c=1.25)
+    res = search(
+        game, st, game.current_player(st), budgets, np.arange(5, dtype=np.uint64), cfg, uniform
+    )
+    assert res.trees.sims.tolist() == budgets.tolist()
+    assert max(sizes) == 5 and len(sizes) <= 12  # one call per round, all trees together
+    assert res.visits.sum() <= (budgets - 1).sum()  # a path may end in a finished game
+    # uniform priors and zero values: PUCT spreads the visits over distinct root actions
+    assert (res.visits[0] > 0).sum() == 11
+
+
+def test_callback_with_wrong_shapes_is_rejected() -> None:
+    game = ProteusBatch()
+    st = game.init(2, 0)
+
+    def bad(leaves: Any) -> tuple[np.ndarray, np.ndarray]:
+        return np.ones((leaves.batch_size, 3)), np.zeros((leaves.batch_size, 2))
+
+    with pytest.raises(ValueError, match="priors"):
+        search(game, st, game.current_player(st), np.full(2, 4), np.zeros(2, np.uint64),
+               SearchConfig(mode="puct"), bad)  # fmt: skip
+
+
+def test_gumbel_root_visits_only_considered_actions() -> None:
+    game = ProteusBatch()
+    st = game.init(3, 0)
+    cfg = SearchConfig(mode="puct", gumbel=True, considered=4, safety_check=False)
+    res = search(
+        game, st, game.current_player(st), np.full(3, 40), np.arange(3, dtype=np.uint64), cfg
+    )
+    assert res.trees.sims.tolist() == [40, 40, 40]
+    for b in range(3):
+        assert 1 <= (res.visits[b] > 0).sum() <= 4
+    # the action played (most visits) is one of the considered ones and legal
+    mask = np.asarray(game.legal_mask(st), bool)
+    assert mask[np.arange(3), res.visits.argmax(axis=1)].all()
+
+
+def test_bad_input_is_rejected_with_a_clear_message() -> None:
+    game = ProteusBatch()
+    st = game.init(2, 0)
+    seats = game.current_player(st)
+    with pytest.raises(ValueError, match="budget"):
+        search(game, st, seats, np.array([3, 0]), np.zeros(2, np.uint64))
+    with pytest.raises(ValueError, match="must match"):
+        search(game, st, seats[:1], np.array([3, 3]), np.zeros(2, np.uint64))
+    with pytest.raises(ValueError, match="mode"):
+        SearchConfig(mode="best-first")
+    with pytest.raises(ValueError, match="search_api"):
+        search(
+            TicTacToe(),
+            TicTacToe().init(1, 0),
+            np.zeros(1, np.int64),
+            np.ones(1),
+            np.zeros(1, np.uint64),
+        )
+    assert supports(game) and not supports(TicTacToe())
+
+
+@pytest.mark.parametrize("key", ["proteus", "vf2"])
+def test_mcts_agent_plays_the_same_moves_whatever_the_batch(key: str) -> None:
+    game = GAMES[key]()
+    st = positions(game, 5, seed=8)
+    seats = game.current_player(st)
+    obs = game.observe(st, seats)
+    mask = game.legal_mask(st)
+    together = MCTSAgent(simulations=40, seed=3).act(obs, mask, ActContext(game, st, seats))
+    for b in range(5):
+        one = game.take(st, np.array([b]))
+        alone = MCTSAgent(simulations=40, seed=3).act(
+            obs[b : b + 1], mask[b : b + 1], ActContext(game, one, seats[b : b + 1])
+        )
+        assert alone[0] == together[b]
+    again = MCTSAgent(simulations=40, seed=3).act(obs, mask, ActContext(game, st, seats))
+    assert np.array_equal(again, together)
+
+
+def test_mcts_agent_falls_back_to_the_python_tree_without_search_api() -> None:
+    game = TicTacToe()
+    st = game.init(1, 0)
+    st.board[0, [0, 1, 4, 3]] = [0, 0, 1, 1]  # X X . : X (seat 0) wins at 2
+    seats = game.current_player(st)
+    a = MCTSAgent(simulations=100, seed=0).act(
+        game.observe(st, seats), game.legal_mask(st), ActContext(game, st, seats)
+    )
+    assert a[0] == 2
