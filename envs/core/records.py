@@ -58,6 +58,7 @@ class GameRecord:
     shots: list[dict[str, Any]] = field(default_factory=list)  # Moon Shot only
     outcome: str = ""
     source: str = ""  # "ladder", "play", "evaluate", ...
+    start: str = ""  # position text the game started from ("" = the rules' start)
     started: str = ""
     finished: str = ""
     versions: dict[str, str] = field(default_factory=dict)
@@ -317,6 +318,8 @@ def replay(record: GameRecord, keep_states: bool = False, frames: bool = False) 
     game = make_facade(record.game, record.config)
     i = int(record.game_index)
     state = game.take(game.init(i + 1, int(record.seed)), np.array([i]))
+    if record.start:
+        state = _from_text(record.game, game, record.start)
     p = int(game.num_players)
     total = np.zeros(p)
     states = [game.copy(state)] if keep_states else []
@@ -338,6 +341,69 @@ def replay(record: GameRecord, keep_states: bool = False, frames: bool = False) 
     if record.digest:
         _check(state_digest(state, 0) == record.digest, "final state differs (digest)")
     return Replayed(states, total, len(record.actions), facade=game)
+
+
+def _from_text(game_name: str, game: Any, text: str) -> Any:
+    if game_name == "proteus":
+        from envs.proteus.batch import state_from_text
+
+        return state_from_text(text)
+    from envs.virus_fight.position import from_text
+
+    return from_text(game, text)
+
+
+def from_moves(
+    game_name: str,
+    config: dict[str, Any],
+    agents: Sequence[str],
+    actions: Sequence[int],
+    seats: Sequence[int],
+    seed: int = 0,
+    start: str = "",
+    source: str = "play",
+    started: str = "",
+) -> GameRecord:
+    """The record of a board game given by its moves (``arena play``): the moves are played
+    through the facade for the result and digest (ReplayMismatch if one is illegal)."""
+    game = make_facade(game_name, config)
+    state = game.init(1, int(seed)) if not start else _from_text(game_name, game, start)
+    total = np.zeros(int(game.num_players))
+    for t, a in enumerate(actions):
+        mask = np.asarray(game.legal_mask(state))[0]
+        _check(0 <= int(a) < len(mask) and bool(mask[int(a)]), f"move {t}: {a} is illegal")
+        total += np.asarray(game.step(state, np.array([int(a)], np.int64))[0], np.float64)[0]
+    rec = board_records(
+        game_name, game, seed, [0], agents, [list(actions)], [list(seats)], [total.tolist()],
+        [state_digest(state, 0)], source=source, started=started or now(), finished=now(),
+        start=start,
+    )[0]  # fmt: skip
+    return rec
+
+
+def save_play_record(
+    path: str | Path | None,
+    game_name: str,
+    config: dict[str, Any],
+    agents: Sequence[str],
+    moves: Sequence[tuple[int, int]],
+    start: str = "",
+    started: str = "",
+) -> str:
+    """Append the record of a finished ``arena play`` game ((seat, action) per move) to
+    ``path`` and say where it went (the line to print); "" when ``path`` is empty."""
+    if not path:
+        return ""
+    try:
+        rec = from_moves(
+            game_name, config, agents, [a for _, a in moves], [s for s, _ in moves],
+            start=start, started=started,
+        )  # fmt: skip
+    except (ReplayMismatch, ValueError) as exc:
+        return f"game not recorded: {exc}"
+    p = write_records(path, [rec])
+    n = sum(1 for line in p.read_text(encoding="utf-8").splitlines() if line.strip()) - 1
+    return f"game record: {p} (watch it: arena replay {p} {n})"
 
 
 def _bits_equal(a: Any, b: Any) -> bool:

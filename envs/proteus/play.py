@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from envs.core.records import now, save_play_record
 from envs.proteus.constants import DEFAULT_MAX_TURNS
 from envs.proteus.env import ProteusEnv
 
@@ -29,6 +30,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="seed of the random mover")
     p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="PR-17 turn limit")
     p.add_argument("--position", default=None, help="start from this position text")
+    p.add_argument(
+        "--record", default="runs/records/play_proteus.jsonl", metavar="FILE",
+        help="append the finished game's record here ('' for none)",
+    )  # fmt: skip
     return p
 
 
@@ -45,11 +50,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"You play {seat}. {HELP}")
     print(env.render())
+    started, start, moves = now(), env.to_text() if args.position else "", []
     while not all(env.terminations.values()):
         agent = env.agent_selection
         if agent != seat:
             action = int(rng.choice(env.legal_actions()))
             print(f"{agent} plays {env.action_to_str(action)}")
+            moves.append((env.possible_agents.index(agent), action))
             env.step(action)
             print(env.render())
             continue
@@ -73,14 +80,21 @@ def main(argv: list[str] | None = None) -> int:
             print(env.to_text())
             continue
         try:
-            env.step(env.str_to_action(line))
+            action = env.str_to_action(line)
+            env.step(action)
         except ValueError as exc:
             print(f"not accepted: {exc}")
             continue
+        moves.append((env.possible_agents.index(agent), action))
         print(env.render())
     outcome = env.state_status
     mine = env.rewards.get(seat, 0.0)
     verdict = "you win" if mine > 0 else "you lose" if mine < 0 else "draw"
+    names = ["you" if a == seat else "random" for a in env.possible_agents]
+    config = {"players": 2, "max_turns": args.max_turns}
+    note = save_play_record(args.record, "proteus", config, names, moves, start, started)
+    if note:
+        print(note)
     print(f"game over: {outcome} ({verdict})")
     return 0
 

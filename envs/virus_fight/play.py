@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from envs.core.records import facade_config, now, save_play_record
 from envs.virus_fight import render
 from envs.virus_fight.env import raw_env
 
@@ -41,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seats", default="0", help="seats you play, e.g. 0 or 0,2")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--max-rounds", type=int, default=100)
+    parser.add_argument(
+        "--record", default="runs/records/play_virus_fight.jsonl", metavar="FILE",
+        help="append the finished game's record here ('' for none)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     try:
         seats = _parse_seats(args.seats, args.players)
@@ -54,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     print(f"Virus Fight, {args.players} players; you are {', '.join(f'player_{s}' for s in seats)}")
     print(HELP)
+    started, moves = now(), []
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
@@ -86,17 +92,25 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"not accepted: {exc}")
                     continue
                 break
+            moves.append((seat, action))
             env.step(action)
         else:
             action = int(rng.choice(env.legal_actions()))
             move = env.action_to_str(action)
             hidden = env.phase() == "setup"
+            moves.append((seat, action))
             env.step(action)
             if not hidden:
                 print(f"{agent} plays {move}")
             elif move.startswith("*"):  # VF-11: not even the program's size is shown
                 print(f"{agent} has written its program (hidden until all are done)")
     print(render.ansi(env.game, env.state_arrays))
+    names = ["you" if s in seats else "random" for s in range(args.players)]
+    note = save_play_record(
+        args.record, "virus_fight", facade_config(env.game), names, moves, started=started
+    )
+    if note:
+        print(note)
     return 0
 
 
