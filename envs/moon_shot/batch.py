@@ -2,7 +2,8 @@
 
 Every consumer of the turn game drives :class:`MoonShotBatch`: the AEC and Parallel envs
 (a batch of one), the ladder runner, the SB3 VecEnvs, the benchmarks and the search
-agents. The turn loop (seeds, one batched physics call, scoring, MS-14..MS-19) is written
+agents; solo practice (MS-21) is :class:`MoonShotSoloBatch`, driven by the Gymnasium
+single and vector envs and the solo VecEnv. The turn loop (seeds, one batched physics call, scoring, MS-14..MS-19) is written
 once, in :meth:`MoonShotBatch.shoot`; the realtime step (MS-18) in
 :meth:`MoonShotBatch.shoot_realtime`. This module also holds what used to sit in the
 PettingZoo adapter: the static configuration :class:`MoonShotConfig` (gymnax's
@@ -472,4 +473,146 @@ class MoonShotBatch:
         """(B, 4) uniform actions in [-1, 1)^4 from each game's key and turn."""
         out = np.empty((len(state.key), ACTION_SIZE), np.float64)
         _random_actions(state.key, state.turn.astype(np.uint64), out)
+        return out
+
+
+# ----------------------------------------------------------------------------- solo (MS-21)
+SOLO_OBS_SIZE = 8
+
+
+class MoonShotSoloBatch:
+    """Solo practice (MS-21) over N episodes: the batch-game protocol with one seat.
+
+    Rewards are the shot's points (a crack: minus the points so far), not +-1: solo is a
+    single-agent task. ``game`` is the :class:`MoonShotConfig` (one player) of the shots.
+    """
+
+    continuous = True
+    action_shape = (ACTION_SIZE,)
+    num_players = 1
+    obs_shape = (SOLO_OBS_SIZE,)
+
+    def __init__(
+        self,
+        noise: float = 1.0,
+        close_tube: bool = False,
+        full_landing: bool = False,
+        full_colony: bool = False,
+        tube_distance: float | None = None,
+        max_shots: int = 20,
+        params: PhysicsParams | None = None,
+        name: str = "moon_shot_solo",
+    ) -> None:
+        if int(max_shots) != max_shots or max_shots < 1:
+            raise ValueError(f"max_shots must be an integer >= 1, got {max_shots}")
+        self.max_shots = int(max_shots)
+        self.name = name
+        self.game = MoonShotConfig(
+            num_players=1,
+            noise=noise,
+            close_tube=close_tube,
+            full_landing=full_landing,
+            full_colony=full_colony,
+            tube_distance=tube_distance,
+            params=PhysicsParams() if params is None else params,
+        )
+        self.config = self.game
+
+    def observation_space(self) -> spaces.Box:
+        """The solo observation Box (layout: ``envs.moon_shot.solo``'s table)."""
+        g = self.game
+        n = self.max_shots
+        high = np.array(
+            [2 * n, n, n, max(g.distance, 1.0), 1, 1, 1, max(g.noise, 1.0)], dtype=np.float32
+        )
+        return spaces.Box(np.zeros(SOLO_OBS_SIZE, np.float32), high, dtype=np.float32)
+
+    def observe(self, state: game.SoloState, seats: np.ndarray | None = None) -> np.ndarray:
+        """(N, 8) float32 observations (one seat: ``seats`` is ignored)."""
+        g = self.game
+        n = state.points.shape[0]
+        pts = np.where(state.outcome == game.CRACK_END, 0, state.points)
+        return np.stack(
+            [
+                pts.astype(np.float64),
+                state.shots.astype(np.float64),
+                (self.max_shots - state.shots).astype(np.float64),
+                np.full(n, g.distance),
+                np.full(n, float(g.close_tube)),
+                np.full(n, float(g.full_landing)),
+                np.full(n, float(g.full_colony)),
+                np.full(n, float(g.noise)),
+            ],
+            axis=1,
+        ).astype(np.float32)
+
+    def shoot(
+        self, state: game.SoloState, actions: np.ndarray, record: bool = False
+    ) -> tuple[np.ndarray, Shots]:
+        """The solo loop, written once: one shot for every episode of ``state`` (ONE physics
+        call, noise from ``shot_seeds(key, shots taken)``), then MS-21's ``solo_step``.
+        Returns ((N,) float64 rewards, the N shots)."""
+        seeds = game.shot_seeds(state.key, state.shots)
+        shots = run_shots(actions, seeds, self.game, record=record)
+        sc = shots.score
+        reward = game.solo_step(state, sc.points, sc.crack, sc.colony, self.max_shots)
+        return reward, shots
+
+    # -- the batch-game protocol ---------------------------------------------------------
+    def init(self, batch_size: int, seed: int) -> game.SoloState:
+        """New episodes; episode i's key comes from (seed, i)."""
+        if int(batch_size) != batch_size or batch_size < 0:
+            raise ValueError(f"batch_size must be an integer >= 0, got {batch_size}")
+        return game.new_solo(int(batch_size), game.derive_keys(int(seed), int(batch_size)))
+
+    def copy(self, state: game.SoloState) -> game.SoloState:
+        """Deep copy."""
+        return state.copy()
+
+    def take(self, state: game.SoloState, index: np.ndarray) -> game.SoloState:
+        """Episodes ``index`` as a new batch (copies)."""
+        idx = np.asarray(index, dtype=np.int64)
+        return game.SoloState(**{k: v[idx].copy() for k, v in state.__dict__.items()})
+
+    def put(self, state: game.SoloState, index: np.ndarray, sub: game.SoloState) -> None:
+        """Write ``sub`` back into ``state`` at ``index``."""
+        idx = np.asarray(index, dtype=np.int64)
+        for name, value in sub.__dict__.items():
+            getattr(state, name)[idx] = value
+
+    def current_player(self, state: game.SoloState) -> np.ndarray:
+        """(B,) 0 while the episode runs, -1 when it is over."""
+        return np.where(state.done, -1, 0).astype(np.int64)
+
+    def terminated(self, state: game.SoloState) -> np.ndarray:
+        """(B,) bool: episode over (MS-21)."""
+        return state.done.copy()
+
+    def legal_mask(self, state: game.SoloState) -> np.ndarray | None:
+        """None: every action in [-1, 1]^4 is legal (MS-5)."""
+        return None
+
+    def step(
+        self, state: game.SoloState, actions: np.ndarray, auto_reset: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One shot per running episode (:meth:`shoot`, finished ones are not simulated).
+        Returns (rewards (B, 1) float32, done (B,) bool); ``auto_reset`` restarts every
+        finished episode with a key hashed from its old one."""
+        alive = np.flatnonzero(~state.done)
+        rewards = np.zeros((len(state.done), 1), np.float32)
+        if len(alive):
+            sub = self.take(state, alive)
+            r, _ = self.shoot(sub, np.asarray(actions, np.float64).reshape(-1, 4)[alive])
+            self.put(state, alive, sub)
+            rewards[alive, 0] = r
+        done = state.done.copy()
+        if auto_reset and done.any():
+            idx = np.flatnonzero(done)
+            self.put(state, idx, game.new_solo(len(idx), _next_keys(state.key[idx])))
+        return rewards, done
+
+    def random_actions(self, state: game.SoloState) -> np.ndarray:
+        """(B, 4) uniform actions in [-1, 1)^4 from each episode's key and shot count."""
+        out = np.empty((len(state.key), ACTION_SIZE), np.float64)
+        _random_actions(state.key, state.shots.astype(np.uint64), out)
         return out

@@ -42,77 +42,15 @@ import numpy as np
 from gymnasium import spaces
 
 from envs.moon_shot import game
-from envs.moon_shot.batch import ACTION_SIZE, MoonShotConfig, Shots, check_actions, run_shots
+from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots, check_actions
+from envs.moon_shot.batch import SOLO_OBS_SIZE as SOLO_OBS_SIZE  # re-exported (old home)
 from envs.moon_shot.params import PhysicsParams
 
-SOLO_OBS_SIZE = 8
 #: Solo endings by ``SoloState.outcome`` code (the round limit is ``max_shots`` here).
 SOLO_OUTCOME_NAMES = ("ongoing", "colony", "crack", "max shots", "target score")
 
-
-class SoloConfig:
-    """Static configuration of solo practice: the game config plus ``max_shots`` (MS-21)."""
-
-    def __init__(
-        self,
-        noise: float = 1.0,
-        close_tube: bool = False,
-        full_landing: bool = False,
-        full_colony: bool = False,
-        tube_distance: float | None = None,
-        max_shots: int = 20,
-        params: PhysicsParams | None = None,
-    ) -> None:
-        if int(max_shots) != max_shots or max_shots < 1:
-            raise ValueError(f"max_shots must be an integer >= 1, got {max_shots}")
-        self.max_shots = int(max_shots)
-        self.game = MoonShotConfig(
-            num_players=1,
-            noise=noise,
-            close_tube=close_tube,
-            full_landing=full_landing,
-            full_colony=full_colony,
-            tube_distance=tube_distance,
-            params=PhysicsParams() if params is None else params,
-        )
-
-    def observation_space(self) -> spaces.Box:
-        """The solo observation Box (see the module table)."""
-        g = self.game
-        n = self.max_shots
-        high = np.array(
-            [2 * n, n, n, max(g.distance, 1.0), 1, 1, 1, max(g.noise, 1.0)], dtype=np.float32
-        )
-        return spaces.Box(np.zeros(SOLO_OBS_SIZE, np.float32), high, dtype=np.float32)
-
-    def observe(self, state: game.SoloState) -> np.ndarray:
-        """(N, 8) float32 observations."""
-        g = self.game
-        n = state.points.shape[0]
-        pts = np.where(state.outcome == game.CRACK_END, 0, state.points)
-        return np.stack(
-            [
-                pts.astype(np.float64),
-                state.shots.astype(np.float64),
-                (self.max_shots - state.shots).astype(np.float64),
-                np.full(n, g.distance),
-                np.full(n, float(g.close_tube)),
-                np.full(n, float(g.full_landing)),
-                np.full(n, float(g.full_colony)),
-                np.full(n, float(g.noise)),
-            ],
-            axis=1,
-        ).astype(np.float32)
-
-    def shoot(
-        self, state: game.SoloState, actions: np.ndarray, record: bool = False
-    ) -> tuple[np.ndarray, Shots]:
-        """One shot for every game of ``state`` (ONE physics call); returns (rewards, shots)."""
-        seeds = game.shot_seeds(state.key, state.shots)
-        shots = run_shots(actions, seeds, self.game, record=record)
-        sc = shots.score
-        reward = game.solo_step(state, sc.points, sc.crack, sc.colony, self.max_shots)
-        return reward, shots
+#: The static configuration of solo practice is its batch facade (the old name stays).
+SoloConfig = MoonShotSoloBatch
 
 
 def solo_info(shots: Shots, m: int, state: game.SoloState) -> dict[str, Any]:
@@ -144,7 +82,7 @@ class MoonShotSoloEnv(gym.Env):
         params: PhysicsParams | None = None,
         render_mode: str | None = None,
     ) -> None:
-        self.config = SoloConfig(
+        self.config = MoonShotSoloBatch(
             noise, close_tube, full_landing, full_colony, tube_distance, max_shots, params
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

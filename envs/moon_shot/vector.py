@@ -30,10 +30,10 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envs.moon_shot import game
-from envs.moon_shot.batch import ACTION_SIZE, Shots, check_actions
+from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots, check_actions
 from envs.moon_shot.params import PhysicsParams
 from envs.moon_shot.scoring import KIND_NAMES
-from envs.moon_shot.solo import SOLO_OUTCOME_NAMES, SoloConfig, new_key
+from envs.moon_shot.solo import SOLO_OUTCOME_NAMES, new_key
 
 
 class MoonShotSoloVectorEnv(VectorEnv):
@@ -69,7 +69,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
         self.autoreset_mode = mode
         self.render_mode = render_mode
         self.num_envs = int(num_envs)
-        self.config = SoloConfig(
+        self.config = MoonShotSoloBatch(
             noise, close_tube, full_landing, full_colony, tube_distance, max_shots, params
         )
         self.single_observation_space = self.config.observation_space()

@@ -195,3 +195,46 @@ def test_old_names_are_aliases() -> None:
     assert MoonShotFacade is MoonShotBatch
     for name in ("MoonShotConfig", "Shots", "run_shots", "observe", "observation_space"):
         assert getattr(env, name) is getattr(batch, name)
+
+
+# ----------------------------------------------------------------------------- solo (MS-21)
+def test_solo_facade_protocol_and_rewards() -> None:
+    """MS-21: reward = the shot's points, a crack -(points so far); max_shots ends it."""
+    from envs.moon_shot.batch import MoonShotSoloBatch
+    from envs.moon_shot.solo import SoloConfig
+
+    assert SoloConfig is MoonShotSoloBatch  # the old name stays
+    g = MoonShotSoloBatch(max_shots=3)
+    st = g.init(6, seed=2)
+    assert g.obs_shape == (8,) and g.observe(st).shape == (6, 8)
+    assert (g.current_player(st) == 0).all() and g.legal_mask(st) is None
+    total = np.zeros(6)
+    for _ in range(3):
+        rew, done = g.step(st, g.random_actions(st))
+        assert rew.shape == (6, 1) and rew.dtype == np.float32
+        total += rew[:, 0]
+    assert done.all() and (g.current_player(st) == -1).all()
+    cracked = st.outcome == game.CRACK_END
+    assert np.array_equal(total[~cracked], st.points[~cracked])
+    assert (total[cracked] == 0).all()  # the crack takes back every point so far
+    rew, done = g.step(st, np.zeros((6, 4)), auto_reset=True)
+    assert done.all() and not rew.any() and not st.done.any() and (st.shots == 0).all()
+
+
+def test_solo_facade_plays_like_the_solo_env() -> None:
+    """The Gymnasium env drives the facade: same key, same actions, same rewards."""
+    from envs.moon_shot.batch import MoonShotSoloBatch
+    from envs.moon_shot.solo import MoonShotSoloEnv
+
+    env = MoonShotSoloEnv(max_shots=4)
+    env.reset(seed=5)
+    g = MoonShotSoloBatch(max_shots=4)
+    st = g.take(env.state, np.array([0]))
+    acts = np.random.default_rng(3).uniform(-1, 1, (4, 4))
+    for a in acts:
+        if st.done[0]:
+            break
+        _, r_env, *_ = env.step(a.astype(np.float32))
+        rew, _ = g.step(st, a[None].astype(np.float32))
+        assert rew[0, 0] == r_env
+    assert np.array_equal(g.observe(st), env.config.observe(env.state))
