@@ -11,6 +11,7 @@ in the rates.
     arena bench                                  # all games, default batches, table + JSON
     arena bench --games GAME --batch 1 1024 16384 --threads 2 --seconds 1.0
     python -m benchmarks.throughput --quick      # a few seconds per game
+    arena bench --search                         # plus tree-search simulations/s (benchmarks/search.py)
 """
 
 from __future__ import annotations
@@ -101,6 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     parser.add_argument("--quick", action="store_true", help="batch 1 and 1024, 0.3 s each")
+    parser.add_argument(
+        "--search",
+        action="store_true",
+        help="also the tree-search rows (benchmarks/search.py: mcts:200 simulations/s at"
+        " batch 1 and 256, array search beside the old Python-tree MCTS and OpenSpiel's)",
+    )
     parser.add_argument("--json", type=Path, default=Path("results/throughput.json"))
     args = parser.parse_args(argv)
     if any(b < 1 for b in args.batch):
@@ -111,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
         args.batch, args.seconds = [1, 1024], 0.3
     started = time.time()
     rows = run(args.games, args.batch, args.seconds, args.threads)
+    if args.search:
+        from benchmarks import search
+
+        names = [g for g in args.games if g in search.GAMES]
+        rows.extend(search.rows(names, seconds=max(args.seconds, 1.0)))
     print_table(rows)
     extra = {"args": {k: v for k, v in vars(args).items() if k != "json"}}
     write_report(args.json, rows, started, extra)

@@ -341,12 +341,13 @@ def search(
     if cfg.safety_check:
         fns.root_filter(G, NS, seats, allowed)
     else:
-        allowed[:] = True
+        allowed[:] = np.asarray(game.legal_mask(roots), np.bool_)
     noallow = np.zeros(0, np.bool_)
     noprior = np.zeros(0, np.float32)
-    trees = Trees.allocate(
-        np.asarray(budgets), P, seats, max(4 * A, 64 * min(A, 64)), np.asarray(keys, np.uint64)
-    )
+    # edge room: about the root's branching factor per node (grown on demand)
+    width = min(A, int(allowed.sum(axis=1).max()) + 8)
+    edges = max(2 * A, (int(np.max(budgets)) + 1) * width)
+    trees = Trees.allocate(np.asarray(budgets), P, seats, edges, np.asarray(keys, np.uint64))
     if cfg.gumbel:
         _gumbel_root(
             fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots

@@ -8,6 +8,7 @@ and rewards (PR-16/PR-17 for Proteus, VF-16/VF-17 for Virus Fight).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ from envs.proteus.batch import ProteusBatch
 from envs.virus_fight.batch import VirusFightBatch
 from tests.tictactoe import TicTacToe
 
-GAMES = {
+GAMES: dict[str, Callable[[], Any]] = {
     "proteus": lambda: ProteusBatch(),
     "vf2": lambda: VirusFightBatch(2),
     "vf3": lambda: VirusFightBatch(3),

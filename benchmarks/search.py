@@ -1,0 +1,182 @@
+"""Tree-search throughput: the array search beside the old Python-tree MCTS and OpenSpiel's.
+
+Simulations per second of ``mcts:N`` decisions (one ``act`` call over B games, N
+simulations each, the root safety check on as in the agent) for:
+
+* ``array``: ``MCTSAgent`` on the compiled array trees (``agents/search``);
+* ``python-tree``: the previous ``MCTSAgent``, kept as ``agents.mcts_python``;
+* ``openspiel``: OpenSpiel's Python ``MCTSBot`` + ``RandomRolloutEvaluator`` on our
+  registered pyspiel game (one game at a time, so B = 1 only).
+
+Positions: B running games after 0-11 random moves (seeded), the same for every searcher.
+Compile time of the array search is reported apart (``compile s``), never in the rates.
+
+    python -m benchmarks.search                        # Proteus and Virus Fight, B = 1 and 256
+    python -m benchmarks.search --games proteus --batch 1 --simulations 200 --seconds 2
+    arena bench --search                               # these rows after the throughput rows
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks import write_report
+
+GAMES = ("proteus", "virus_fight")
+
+
+def positions(game: Any, batch: int, seed: int = 0, max_moves: int = 12) -> Any:
+    """``batch`` running games, game i after ``i % max_moves`` random legal moves."""
+    st = game.init(batch, seed)
+    depth = np.arange(batch) % max_moves
+    for k in range(max_moves):
+        live = np.flatnonzero(depth > k)
+        if len(live) == 0:
+            break
+        sub = game.take(st, live)
+        trial = game.take(sub, np.arange(len(live)))
+        _, done = game.step(trial, game.random_actions(sub))
+        ok = ~np.asarray(done, bool)  # a move that would end the game is not played
+        keep = live[ok]
+        moved = game.take(trial, np.flatnonzero(ok))
+        for name, arr in zip(list(st.__dataclass_fields__), moved.arrays(), strict=True):
+            getattr(st, name)[keep] = arr
+    return st
+
+
+def _facade(game: str) -> Any:
+    from envs import registry
+
+    return registry.make_batch(game, 2 if game == "virus_fight" else None)
+
+
+def _rate(agent: Any, game: Any, st: Any, simulations: int, seconds: float) -> tuple[float, int]:
+    """(simulations/s, act calls) over repeated ``act`` calls for at least ``seconds``."""
+    from agents.base import ActContext
+
+    seats = game.current_player(st)
+    obs = game.observe(st, seats)
+    mask = np.asarray(game.legal_mask(st), bool)
+    searched = int((mask.sum(axis=1) > 1).sum())  # a lone legal move is played unsearched
+    calls = 0
+    t0 = time.perf_counter()
+    while True:
+        agent.act(obs, mask, ActContext(game, st, seats))
+        calls += 1
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            return calls * searched * simulations / elapsed, calls
+
+
+def rows(
+    games: list[str] | tuple[str, ...] = GAMES,
+    batches: list[int] | tuple[int, ...] = (1, 256),
+    simulations: int = 200,
+    seconds: float = 2.0,
+    openspiel: bool = True,
+    python_tree: bool = True,
+) -> list[dict[str, Any]]:
+    """One row per (game, searcher, batch): simulations per second of ``mcts:N`` decisions."""
+    from agents.mcts import MCTSAgent
+    from agents.mcts_python import PythonTreeMCTSAgent
+
+    out: list[dict[str, Any]] = []
+    for name in games:
+        game = _facade(name)
+        config = "2p" if name == "virus_fight" else "default"
+        warm = positions(game, 2, seed=99)
+        t0 = time.perf_counter()
+        _rate(MCTSAgent(simulations=4, seed=0), game, warm, 4, 0.0)  # compile (or load cache)
+        compile_s = time.perf_counter() - t0
+        searchers: list[tuple[str, Any, list[int]]] = [
+            ("array", lambda: MCTSAgent(simulations=simulations, seed=0), list(batches))
+        ]
+        if python_tree:
+            searchers.append(
+                (
+                    "python-tree",
+                    lambda: PythonTreeMCTSAgent(simulations=simulations, seed=0),
+                    list(batches),
+                )  # fmt: skip
+            )
+        if openspiel:
+            from agents.openspiel_mcts import OpenSpielMCTSAgent
+
+            searchers.append(
+                ("openspiel", lambda: OpenSpielMCTSAgent(simulations=simulations, seed=0), [1])
+            )
+        for label, make, bs in searchers:
+            _rate(make(), game, warm, simulations, 0.0)  # first call: imports, caches, pools
+            for b in bs:
+                st = positions(game, b, seed=1)
+                rate, calls = _rate(make(), game, st, simulations, seconds)
+                out.append(
+                    {
+                        "game": name,
+                        "config": config,
+                        "measure": f"search {label} mcts:{simulations}",
+                        "batch": b,
+                        "threads": 1,
+                        "rate": rate,
+                        "unit": "simulations/s",
+                        "calls": calls,
+                        "compile_s": compile_s if label == "array" and b == bs[0] else None,
+                    }
+                )
+    return out
+
+
+def ratios(table: list[dict[str, Any]]) -> list[str]:
+    """Lines 'game B: array / python-tree = x, array / openspiel = y'."""
+    lines = []
+    by = {(r["game"], r["measure"].split()[1], r["batch"]): r["rate"] for r in table}
+    for game, label, b in sorted(k for k in by if k[1] == "array"):
+        parts = [
+            f"array / {other} = {by[(game, label, b)] / by[(game, other, b)]:.1f}x"
+            for other in ("python-tree", "openspiel")
+            if (game, other, b) in by
+        ]
+        if parts:
+            lines.append(f"{game} B={b}: " + ", ".join(parts))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table and the speed-ups, write the JSON report."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.search", description=__doc__)
+    parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
+    parser.add_argument("--batch", nargs="+", type=int, default=[1, 256])
+    parser.add_argument("--simulations", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel's MCTSBot")
+    parser.add_argument("--no-python-tree", action="store_true", help="skip the old MCTSAgent")
+    parser.add_argument("--json", type=Path, default=Path("results/search.json"))
+    args = parser.parse_args(argv)
+    if any(b < 1 for b in args.batch) or args.simulations < 1:
+        parser.error("--batch sizes and --simulations must be positive")
+    from benchmarks.throughput import print_table
+
+    started = time.time()
+    table = rows(
+        args.games,
+        args.batch,
+        args.simulations,
+        args.seconds,
+        not args.no_openspiel,
+        not args.no_python_tree,
+    )
+    print_table(table)
+    for line in ratios(table):
+        print(line)
+    extra = {"args": {k: v for k, v in vars(args).items() if k != "json"}, "ratios": ratios(table)}
+    write_report(args.json, table, started, extra)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
