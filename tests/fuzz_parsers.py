@@ -21,7 +21,8 @@ passes its check: a position re-parses from its own text to the same text, its l
 is non-empty exactly while the game runs; a move round-trips through ``action_to_str``; a
 shot is a finite float32 vector in [-1, 1]^4; a Proteus win is one the kernel's own PR-16
 check sees, and no running game or draw has a winner), ``ValueError``, ``corrupted`` (parsed but
-the check failed), ``error:<type>`` (any other exception) or ``slow`` (over a second).
+the check failed), ``error:<type>`` (any other exception) or ``slow`` (over a second;
+300 uncounted strings first load the lazily compiled kernels, which can take seconds).
 
 Run: ``python -m tests.fuzz_parsers --n 100000 --seed 0`` (counts per parser and outcome).
 The hypothesis tests (``tests/*/test_*_parsers_fuzz.py``) use the same seeds and mutations.
@@ -397,6 +398,9 @@ def run(name: str, n: int, seed: int, examples: int = 3) -> dict[str, Any]:
     parser = PARSERS[name]
     parser.seeds()  # build the seeds (and compile kernels) outside the timing
     parser.check(*_first_parsed(parser))
+    warm = random.Random(f"warm-up:{name}")  # uncounted: loads lazily compiled kernels
+    for _ in range(300):
+        outcome(parser, *fuzz_case(parser, warm))
     rng = random.Random(f"{name}:{seed}")
     counts: Counter[str] = Counter()
     bad: dict[str, list[str]] = {}
