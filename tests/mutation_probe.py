@@ -50,6 +50,8 @@ class Mutant:
     replacement: str
     rule: str
     description: str
+    #: the same edit in a twin of the code (one bug written twice), as (original, replacement)
+    also: tuple[tuple[str, str], ...] = ()
 
 
 M = Mutant
@@ -58,7 +60,9 @@ MUTANTS: list[Mutant] = [
     M("PR-17-mover", "proteus", PK,
       "k |= np.uint64(p) << np.uint64(62)",
       "k |= np.uint64(0) << np.uint64(62)",
-      "PR-17", "movement-phase repetition key drops the player to move (_key_w)"),
+      "PR-17", "movement-phase repetition key drops the player to move (_key_w and _key)",
+      also=(("k |= np.uint64(player[b]) << np.uint64(62)",
+             "k |= np.uint64(0) << np.uint64(62)"),)),
     M("PR-17-fused-turn-reset", "proteus", PK,
       "            p = 0\n            t = 0\n            st = 0\n",
       "            p = 0\n            st = 0\n",
@@ -240,6 +244,21 @@ MUTANTS: list[Mutant] = [
 FIRST = ("rules", "fast_cases", "pr15", "pr17", "scoring", "fused", "env")
 
 
+def interleave(mutants: list[Mutant]) -> list[Mutant]:
+    """The first four (the issue's) first, then one mutant of each game in turn, so that a
+    run cut short still covers every game."""
+    head, rest = mutants[:4], mutants[4:]
+    by_game: dict[str, list[Mutant]] = {}
+    for m in rest:
+        by_game.setdefault(m.game, []).append(m)
+    out = list(head)
+    while any(by_game.values()):
+        for game in sorted(by_game):
+            if by_game[game]:
+                out.append(by_game[game].pop(0))
+    return out
+
+
 def game_tests(tree: Path, game: str) -> list[str]:
     """The game's test files, rule tests first (every file of ``tests/<game>/`` is run)."""
     files = sorted((tree / "tests" / game).glob("test_*.py"))
@@ -276,25 +295,34 @@ def copy_tree(dest: Path, worktree: bool) -> str:
     return commit
 
 
+def _plant(tree: Path, game: str, hint: str, original: str, replacement: str) -> tuple[str, str]:
+    path = tree / hint
+    files = [path] if path.is_file() and original in path.read_text() else []
+    if not files:
+        files = [p for p in sorted((tree / "envs" / game).rglob("*.py"))
+                 if original in p.read_text()]  # fmt: skip
+    if not files:
+        return "stale", hint
+    if len(files) > 1 or files[0].read_text().count(original) > 1:
+        return "ambiguous", ", ".join(str(p.relative_to(tree)) for p in files)
+    files[0].write_text(files[0].read_text().replace(original, replacement))
+    return "ok", str(files[0].relative_to(tree))
+
+
 def apply_mutant(tree: Path, m: Mutant) -> tuple[str, str]:
-    """Plant the mutant: (status, file). Status 'ok', 'stale' (snippet found nowhere) or
+    """Plant the mutant: (status, file). Status 'ok', 'stale' (a snippet found nowhere) or
     'ambiguous' (found more than once).
 
-    The snippet is looked for in ``m.file`` and, should the code have moved, in every
-    Python file of the game's package (``envs/<game>/``); it must occur exactly once.
+    A snippet is looked for in ``m.file`` and, should the code have moved, in every Python
+    file of the game's package (``envs/<game>/``); it must occur exactly once.
     """
-    hint = tree / m.file
-    files = [hint] if hint.is_file() and m.original in hint.read_text() else []
-    if not files:
-        files = [p for p in sorted((tree / "envs" / m.game).rglob("*.py"))
-                 if m.original in p.read_text()]  # fmt: skip
-    if not files:
-        return "stale", m.file
-    if len(files) > 1 or files[0].read_text().count(m.original) > 1:
-        return "ambiguous", ", ".join(str(p.relative_to(tree)) for p in files)
-    text = files[0].read_text()
-    files[0].write_text(text.replace(m.original, m.replacement))
-    return "ok", str(files[0].relative_to(tree))
+    where = []
+    for original, replacement in ((m.original, m.replacement), *m.also):
+        status, path = _plant(tree, m.game, m.file, original, replacement)
+        if status != "ok":
+            return status, path
+        where.append(path)
+    return "ok", ", ".join(dict.fromkeys(where))
 
 
 def run_tests(tree: Path, game: str, timeout: float) -> tuple[int, str, float]:
@@ -336,12 +364,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="print the mutants and exit")
     ap.add_argument("--worktree", action="store_true", help="copy the working tree, not HEAD")
     ap.add_argument("--no-baseline", action="store_true", help="skip the unmutated runs")
+    ap.add_argument(
+        "--reuse-baseline",
+        metavar="JSON",
+        help="take the baselines of an earlier report (their commits are kept)",
+    )
+    ap.add_argument(
+        "--order",
+        choices=["listed", "interleaved"],
+        default="interleaved",
+        help="interleaved: the issue's mutants, then one game after the other",
+    )
     ap.add_argument("--timeout", type=float, default=1200.0, help="seconds per test run")
     ap.add_argument("--out", default="results/mutation_probe.json")
     args = ap.parse_args(argv)
 
     chosen = [m for m in MUTANTS if (not args.only or m.id in args.only)]
     chosen = [m for m in chosen if not args.game or m.game == args.game]
+    if args.order == "interleaved":
+        chosen = interleave(chosen)
     unknown = set(args.only or ()) - {m.id for m in MUTANTS}
     if unknown:
         ap.error(f"unknown mutant ids: {sorted(unknown)}")
@@ -360,8 +401,13 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="mutation_probe_") as tmp:
         games = sorted({m.game for m in chosen})
+        if args.reuse_baseline:
+            earlier = json.loads(Path(args.reuse_baseline).read_text())["baseline"]
+            report["baseline"] = {g: earlier[g] for g in games if g in earlier}
         if not args.no_baseline:
             for game in games:
+                if game in report["baseline"]:
+                    continue
                 tree = Path(tmp) / f"baseline_{game}"
                 tree.mkdir()
                 source = copy_tree(tree, args.worktree)
