@@ -58,7 +58,9 @@ class GameRecord:
     shots: list[dict[str, Any]] = field(default_factory=list)  # Moon Shot only
     outcome: str = ""
     source: str = ""  # "ladder", "play", "evaluate", ...
-    start: str = ""  # position text the game started from ("" = the rules' start)
+    start: str = ""  # position text the game started from ("" = the rules' start);
+    # "key=K": the rules' start with RNG key K (VF-12 tie-breaks, Moon Shot noise) when the
+    # key is not derived from (seed, index), as in ``arena play``
     started: str = ""
     finished: str = ""
     versions: dict[str, str] = field(default_factory=dict)
@@ -344,6 +346,10 @@ def replay(record: GameRecord, keep_states: bool = False, frames: bool = False) 
 
 
 def _from_text(game_name: str, game: Any, text: str) -> Any:
+    if text.startswith("key="):  # the rules' start with this RNG key
+        state = game.init(1, 0)
+        state.rng[:] = np.uint64(int(text[4:]))
+        return state
     if game_name == "proteus":
         from envs.proteus.batch import state_from_text
 
@@ -373,6 +379,7 @@ def from_moves(
         mask = np.asarray(game.legal_mask(state))[0]
         _check(0 <= int(a) < len(mask) and bool(mask[int(a)]), f"move {t}: {a} is illegal")
         total += np.asarray(game.step(state, np.array([int(a)], np.int64))[0], np.float64)[0]
+    _check(bool(np.asarray(game.terminated(state))[0]), "the game is not over after its moves")
     rec = board_records(
         game_name, game, seed, [0], agents, [list(actions)], [list(seats)], [total.tolist()],
         [state_digest(state, 0)], source=source, started=started or now(), finished=now(),
@@ -381,24 +388,59 @@ def from_moves(
     return rec
 
 
+def moon_shot_from_moves(
+    cfg: Any,
+    key: int,
+    agents: Sequence[str],
+    moves: Sequence[tuple[int, Sequence[float]]],
+    source: str = "play",
+    started: str = "",
+) -> GameRecord:
+    """The record of a Moon Shot game with noise key ``key`` given by its (seat, action)
+    shots: they are shot again through ``MoonShotBatch.shoot`` for seeds, poses, points."""
+    from envs.moon_shot import game as G
+    from envs.moon_shot.batch import MoonShotBatch
+
+    fac = MoonShotBatch(cfg)
+    state = fac.new_games(np.array([key], np.uint64))
+    shots: list[list[dict[str, Any]]] = [[]]
+    for t, (seat, a) in enumerate(moves):
+        _check(
+            not bool(state.done[0]) and int(state.seat[0]) == int(seat), f"shot {t}: out of turn"
+        )
+        act = np.asarray([a], np.float64)
+        seeds = G.shot_seeds(state.key, state.turn)
+        record_shots(shots, np.array([0]), np.array([seat]), act, seeds, fac.shoot(state, act))
+    _check(bool(state.done[0]), "the game is not over after its shots")
+    return moon_shot_record(
+        cfg, 0, 0, agents, shots[0], state.rewards[0], state_digest(state, 0), source=source,
+        started=started or now(), finished=now(), start=f"key={int(key)}",
+    )  # fmt: skip
+
+
 def save_play_record(
     path: str | Path | None,
     game_name: str,
     config: dict[str, Any],
     agents: Sequence[str],
-    moves: Sequence[tuple[int, int]],
+    moves: Sequence[tuple[int, Any]],
     start: str = "",
     started: str = "",
 ) -> str:
-    """Append the record of a finished ``arena play`` game ((seat, action) per move) to
+    """Append the record of a finished ``arena play`` game ((seat, action) per move; for
+    Moon Shot the action is the MS-5 vector and ``start`` is ``key=K``) to
     ``path`` and say where it went (the line to print); "" when ``path`` is empty."""
     if not path:
         return ""
     try:
-        rec = from_moves(
-            game_name, config, agents, [a for _, a in moves], [s for s, _ in moves],
-            start=start, started=started,
-        )  # fmt: skip
+        if game_name == "moon_shot":
+            cfg = moon_shot_config(config)
+            rec = moon_shot_from_moves(cfg, int(start[4:]), agents, moves, started=started)
+        else:
+            rec = from_moves(
+                game_name, config, agents, [a for _, a in moves], [s for s, _ in moves],
+                start=start, started=started,
+            )  # fmt: skip
     except (ReplayMismatch, ValueError) as exc:
         return f"game not recorded: {exc}"
     p = write_records(path, [rec])
@@ -419,7 +461,11 @@ def _replay_moon_shot(record: GameRecord, keep_states: bool, frames: bool) -> Re
     cfg = moon_shot_config(record.config)
     fac = MoonShotBatch(cfg)
     i = int(record.game_index)
-    state = fac.new_games(G.derive_keys(int(record.seed), i + 1)[i : i + 1])
+    if record.start.startswith("key="):
+        key = np.array([int(record.start[4:])], np.uint64)
+    else:
+        key = G.derive_keys(int(record.seed), i + 1)[i : i + 1]
+    state = fac.new_games(key)
     states = [state.copy()] if keep_states else []
     shots = []
     _check(len(record.shots) == len(record.actions), "actions and shots differ in length")

@@ -28,6 +28,7 @@ from typing import TextIO
 
 import numpy as np
 
+from envs.core.records import moon_shot_config_dict, now, save_play_record
 from envs.moon_shot.env import MoonShotEnv
 from envs.moon_shot.params import PIECE_NAMES, PhysicsParams
 
@@ -233,6 +234,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--target-score", type=int, default=None, help="target score (MS-19)")
     p.add_argument("--close-tube", action="store_true", help="close tube variant (MS-20)")
     p.add_argument("--render", choices=["ascii", "none"], default="ascii", help="show the table")
+    p.add_argument(
+        "--record", default="runs/records/play_moon_shot.jsonl", metavar="FILE",
+        help="append the finished game's record here ('' for none)",
+    )  # fmt: skip
     return p
 
 
@@ -282,6 +287,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None) -> int:
             print(ascii_table(env))
 
     show()
+    started, key, moves = now(), int(env.state.key[0]), []  # for the game record
     while not all(env.terminations.values()):
         agent = env.agent_selection
         if agent not in mine:
@@ -320,6 +326,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None) -> int:
         except ValueError as exc:  # pragma: no cover - parse_shot already checks everything
             print(f"not accepted: {exc}")
             continue
+        moves.append((env.possible_agents.index(agent), [float(x) for x in action]))
         print(outcome_line(env, agent, action))
         show()
     any_agent = env.possible_agents[0]
@@ -332,6 +339,11 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None) -> int:
     scores = ", ".join(
         f"{a} {int(env.state.scores[0, i])}" for i, a in enumerate(env.possible_agents)
     )
+    names = ["you" if a in mine else "random" for a in env.possible_agents]
+    config = moon_shot_config_dict(env.config)
+    note = save_play_record(args.record, "moon_shot", config, names, moves, f"key={key}", started)
+    if note:
+        print(note)
     print(f"game over: {outcome}; points {scores}; rewards {result} ({'; '.join(verdicts)})")
     return 0
 

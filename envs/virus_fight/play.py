@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     print(f"Virus Fight, {args.players} players; you are {', '.join(f'player_{s}' for s in seats)}")
     print(HELP)
-    started, moves = now(), []
+    started, moves, key = now(), [], int(env.state_arrays.rng[0])
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     print(render.ansi(env.game, env.state_arrays))
     names = ["you" if s in seats else "random" for s in range(args.players)]
     note = save_play_record(
-        args.record, "virus_fight", facade_config(env.game), names, moves, started=started
+        args.record, "virus_fight", facade_config(env.game), names, moves, f"key={key}", started
     )
     if note:
         print(note)
