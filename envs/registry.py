@@ -328,8 +328,8 @@ register(
         parallel="envs.moon_shot_v0:parallel_env",
         gym="envs.moon_shot.solo:MoonShotSoloEnv",  # solo shots (MS-21)
         agents={
-            "aim": "agents.moon_shot_agents:CalibratedAimAgent",
-            "planner": "agents.moon_shot_agents:PlannerAgent",
+            "aim": "envs.moon_shot.agents:CalibratedAimAgent",
+            "planner": "envs.moon_shot.agents:PlannerAgent",
         },
         search=False,
         ladder_agents=("random", "aim", "planner"),
@@ -350,12 +350,18 @@ register(
         trainer="training.moon_shot:setup",
         evaluate="training.moon_shot:evaluate",
         train_examples=("arena train moon_shot --steps 300000",),
-        runner="training.ladder_moon_shot:MoonShotRunner",
-        bench="benchmarks.moon_shot:run",
+        runner="envs.moon_shot.runner:MoonShotRunner",
+        bench="envs.moon_shot.bench:run",
         peer_config="2p",
         peer_facade="benchmarks.peers:MoonShotSelfPlay",
         play="envs.moon_shot.play:main",
-        aliases={"training.evaluate:moon_shot_returns": "training.moon_shot:solo_returns"},
+        aliases={
+            "training.evaluate:moon_shot_returns": "training.moon_shot:solo_returns",
+            "agents.moon_shot_agents": "envs.moon_shot.agents",
+            "benchmarks.moon_shot": "envs.moon_shot.bench",
+            "benchmarks.moon_shot_calibrate": "envs.moon_shot.calibrate",
+            "training.ladder_moon_shot": "envs.moon_shot.runner",
+        },
         demo={
             "steps": 20_000,
             "agents": ("random", "aim"),

@@ -102,7 +102,7 @@ class MoonShotVersusVecEnv(BatchVecEnv):
     """N turn-based Moon Shot games: learner in one seat, pool opponents in the others."""
 
     def __init__(self, players: int, num_envs: int, pool: Any, seed: int = 0) -> None:
-        from agents.moon_shot_agents import MoonShotFacade
+        from envs.moon_shot.batch import MoonShotBatch as MoonShotFacade
         from envs.moon_shot.env import MoonShotConfig, observation_space
 
         cfg = MoonShotConfig(num_players=players)

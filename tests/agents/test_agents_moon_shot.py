@@ -7,16 +7,16 @@ import numpy as np
 import pytest
 
 from agents.base import ActContext, Agent
-from agents.moon_shot_agents import (
+from agents.random_agent import RandomAgent
+from agents.registry import make_agent
+from envs.moon_shot import game
+from envs.moon_shot.agents import (
     CalibratedAimAgent,
     PlannerAgent,
     calibration_table,
     state_values,
 )
-from agents.random_agent import RandomAgent
-from agents.registry import make_agent
-from envs.moon_shot import game
-from training.ladder_moon_shot import MoonShotRunner
+from envs.moon_shot.runner import MoonShotRunner
 
 
 class BoxRecorder(Agent):
@@ -116,3 +116,17 @@ def test_registry_makes_moon_shot_agents() -> None:
         assert make_agent("moon_shot", name, 0).name == name
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("moon_shot", "mcts:10")
+
+
+def test_old_module_paths_still_import() -> None:
+    """The agents, runner and benchmarks moved into envs/moon_shot/; the old paths stay."""
+    import importlib
+
+    for old, new, name in (
+        ("agents.moon_shot_agents", "envs.moon_shot.agents", "PlannerAgent"),
+        ("training.ladder_moon_shot", "envs.moon_shot.runner", "MoonShotRunner"),
+        ("benchmarks.moon_shot", "envs.moon_shot.bench", "run"),
+        ("benchmarks.moon_shot_calibrate", "envs.moon_shot.calibrate", "main"),
+    ):
+        got = getattr(importlib.import_module(old), name)
+        assert got is getattr(importlib.import_module(new), name), old

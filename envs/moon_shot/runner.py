@@ -1,9 +1,11 @@
-"""Moon Shot games for the ladder, played through the game-flow functions (envs/moon_shot).
+"""Moon Shot games for the ladder (the match protocol of ``envs/core/match.py``).
 
 All games of a seating advance together: each turn, the agents act on the sub-batch of
-games where their seat shoots, then every shot of the turn is simulated and scored in ONE
-batched physics call (``run_shots``), and ``game.turn_step`` applies MS-14..MS-17. Shot
-noise comes from each game's key exactly as in the AEC env (``shot_seeds(key, turn)``).
+games where their seat shoots, then the batch facade's turn loop
+(:meth:`~envs.moon_shot.batch.MoonShotBatch.shoot`) simulates and scores every shot of
+the turn in ONE batched physics call and applies MS-14..MS-17. Shot noise comes from each
+game's key exactly as in the AEC env (``shot_seeds(key, turn)``). Formerly
+``training/ladder_moon_shot.py`` (that path still imports, through the registry's aliases).
 """
 
 from __future__ import annotations
@@ -12,21 +14,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.base import ActContext, Agent
-from agents.moon_shot_agents import MoonShotFacade
+from envs.core.agent import ActContext, Agent
 from envs.core.match import GameOutcome, IllegalActionError
 from envs.core.records import record_shots, state_digest
+from envs.moon_shot.batch import MoonShotBatch, MoonShotConfig
 
 
 class MoonShotRunner:
     """Ladder runner for turn-based Moon Shot with ``players`` seats (2..8, MS-14)."""
 
     def __init__(self, players: int = 2, **config: object) -> None:
-        from envs.moon_shot.env import MoonShotConfig
-
         cfg = MoonShotConfig(num_players=players, **config)  # type: ignore[arg-type]
         cfg.check_players()
-        self.facade = MoonShotFacade(cfg)
+        self.facade = MoonShotBatch(cfg)
         self.num_players = int(players)
         extra = ",".join(f"{k}={v}" for k, v in sorted(config.items()))
         self.config = f"players={players}" + (f",{extra}" if extra else "")
@@ -80,9 +80,3 @@ class MoonShotRunner:
             )
             for i in range(n)
         ]
-
-
-def _take(state, index: np.ndarray):  # type: ignore[no-untyped-def]
-    from envs.moon_shot.game import GameState
-
-    return GameState(**{k: v[index].copy() for k, v in state.__dict__.items()})

@@ -12,8 +12,11 @@ re-evaluated on ``--final-shots`` fresh seeds. Scoring per shot (MS-10..MS-13): 
 large in the tube; colony = small and medium in, large not; landing = small in, large not;
 controlled = landing whose small's heading is within 90 deg of the direction to the origin.
 
-    python -m benchmarks.moon_shot_calibrate            # ~2-4 minutes on 2 cores
-    python -m benchmarks.moon_shot_calibrate --quick    # a rough look in ~30 s
+    python -m envs.moon_shot.calibrate            # ~2-4 minutes on 2 cores
+    python -m envs.moon_shot.calibrate --quick    # a rough look in ~30 s
+
+(formerly ``benchmarks/moon_shot_calibrate.py``; ``python -m benchmarks.moon_shot_calibrate``
+still runs it)
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import ActContext, Agent
+from envs.core.agent import ActContext, Agent
 from envs.moon_shot.batch import MoonShotBatch
 
 LANDING_VALUE = 0.25  # value of one point that does not end the game (planner)
