@@ -357,6 +357,34 @@ def check_imports_from(tree: Path) -> None:
         raise RuntimeError(f"envs imported from {out.stdout.strip()}, not from the copy {tree}")
 
 
+def markdown(report: dict) -> str:
+    """The report as the markdown table of docs/testing.md."""
+    lines = ["| game | baseline (unmutated) | commit | seconds |", "|---|---|---|---:|"]
+    for game, b in sorted(report["baseline"].items()):
+        last = b["tail"].splitlines()[-1] if b["tail"] else ""
+        lines.append(
+            f"| {game} | exit {b['exit']}: {last} | `{b['source'][:8]}` | {b['seconds']} |"
+        )
+    lines += ["", "| # | mutant | rule | file | bug planted | result | caught by | s |",
+              "|---:|---|---|---|---|---|---|---:|"]  # fmt: skip
+    for i, row in enumerate(report["mutants"], 1):
+        first = row["tail"].splitlines()[0] if row["tail"] else ""
+        by = first.split("::", 1)[1].split(" ")[0] if first.startswith("FAILED") else ""
+        by = f"`{first.split('::')[0].split('/')[-1]}::{by}`" if by else ""
+        lines.append(
+            f"| {i} | `{row['id']}` | {row['rule']} | `{row['file']}` | {row['description']} "
+            f"| **{row['result']}** | {by} | {row['seconds']} |"
+        )
+    counts: dict[str, int] = {}
+    for row in report["mutants"]:
+        counts[row["result"]] = counts.get(row["result"], 0) + 1
+    lines += [
+        "",
+        ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + f" of {len(report['mutants'])}.",
+    ]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", nargs="*", help="mutant ids to run (default: all)")
@@ -377,7 +405,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--timeout", type=float, default=1200.0, help="seconds per test run")
     ap.add_argument("--out", default="results/mutation_probe.json")
+    ap.add_argument("--table", metavar="JSON", help="print a report as markdown and exit")
     args = ap.parse_args(argv)
+    if args.table:
+        print(markdown(json.loads(Path(args.table).read_text())))
+        return 0
 
     chosen = [m for m in MUTANTS if (not args.only or m.id in args.only)]
     chosen = [m for m in chosen if not args.game or m.game == args.game]
