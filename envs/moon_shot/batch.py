@@ -14,7 +14,7 @@ docs/moon_shot.md.
 Protocol differences from the board games: an action is a point of [-1, 1]^4 (MS-5), so
 there is no legal mask (:meth:`MoonShotBatch.legal_mask` is None) and ``step`` takes
 ``(B, 4)`` float actions. Randomness: shot noise comes from each game's key and shot
-number only (``game.shot_seeds``); :meth:`~MoonShotBatch.random_actions` and the keys of
+number only (``shot_seeds``); :meth:`~MoonShotBatch.random_actions` and the keys of
 auto-reset games are other hashes of the same key, so a game's course never depends on the
 batch size, its position in the batch or the thread count.
 """
@@ -30,10 +30,18 @@ from gymnasium import spaces
 from numba import njit
 
 from envs.core.rng import hash64, splitmix64
-from envs.moon_shot import game
-from envs.moon_shot.game import GameState
 from envs.moon_shot.params import PhysicsParams
+from envs.moon_shot.rules import realtime_step, solo_step, turn_step
 from envs.moon_shot.scoring import KIND_NAMES, ShotScore, score_shots
+from envs.moon_shot.state import (
+    CRACK_END,
+    GameState,
+    SoloState,
+    derive_keys,
+    new_games,
+    new_solo,
+    shot_seeds,
+)
 
 ACTION_SIZE = 4
 OBS_EXTRA = 10  # entries after the 2P seat-relative block (see observation_layout)
@@ -327,12 +335,12 @@ class MoonShotBatch:
         """New games; game i's key comes from (seed, i)."""
         if int(batch_size) != batch_size or batch_size < 0:
             raise ValueError(f"batch_size must be an integer >= 0, got {batch_size}")
-        return self.new_games(game.derive_keys(int(seed), int(batch_size)))
+        return self.new_games(derive_keys(int(seed), int(batch_size)))
 
     def new_games(self, keys: np.ndarray) -> GameState:
         """Fresh games with the given per-game uint64 keys (seat 0 to shoot)."""
         keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
-        return game.new_games(len(keys), self.num_players, keys)
+        return new_games(len(keys), self.num_players, keys)
 
     def copy(self, state: GameState) -> GameState:
         """Deep copy (for search)."""
@@ -385,16 +393,14 @@ class MoonShotBatch:
         row of ``actions`` (B, 4) (rows of finished games are ignored).
 
         ONE physics call for all running games, noise from ``shot_seeds(key, turn)``,
-        then ``game.turn_step`` (MS-14..MS-17, MS-19) in place. Returns the running games'
+        then ``turn_step`` (MS-14..MS-17, MS-19) in place. Returns the running games'
         shots, in batch order.
         """
         alive = np.flatnonzero(~state.done)
         a = np.asarray(actions, dtype=np.float64).reshape(-1, ACTION_SIZE)
         if len(a) != len(state.done):
             raise ValueError(f"actions must have shape ({len(state.done)}, 4), got {a.shape}")
-        shots = self.simulate(
-            a[alive], game.shot_seeds(state.key[alive], state.turn[alive]), record
-        )
+        shots = self.simulate(a[alive], shot_seeds(state.key[alive], state.turn[alive]), record)
         sc = shots.score
         if len(alive) == len(state.done):
             points, crack, colony, landed = sc.points, sc.crack, sc.colony, sc.landed
@@ -404,7 +410,7 @@ class MoonShotBatch:
             colony, landed = np.zeros(n, bool), np.zeros(n, bool)
             points[alive], crack[alive] = sc.points, sc.crack
             colony[alive], landed[alive] = sc.colony, sc.landed
-        game.turn_step(
+        turn_step(
             state,
             points,
             crack,
@@ -419,17 +425,17 @@ class MoonShotBatch:
         """MS-18: in every running game all P seats shoot at once, actions (B, P, 4).
 
         ONE physics call for all shots (noise of seat p from shot number ``turn P + p``),
-        every shot scored, then ``game.realtime_step``. Returns the running games' shots,
+        every shot scored, then ``realtime_step``. Returns the running games' shots,
         game-major: shot ``g P + p`` is seat p of the g-th running game.
         """
         B, P = state.scores.shape
         alive = np.flatnonzero(~state.done)
         a = np.asarray(actions, dtype=np.float64).reshape(B, P, ACTION_SIZE)[alive]
         counters = (state.turn[alive, None] * P + np.arange(P)[None, :]).reshape(-1)
-        seeds = game.shot_seeds(np.repeat(state.key[alive], P), counters)
+        seeds = shot_seeds(np.repeat(state.key[alive], P), counters)
         shots = self.simulate(a.reshape(-1, ACTION_SIZE), seeds, record)
         sc = shots.score
-        game.realtime_step(
+        realtime_step(
             state,
             self._spread(sc.points, alive, B, P, np.int64),
             self._spread(sc.crack, alive, B, P, bool),
@@ -527,11 +533,11 @@ class MoonShotSoloBatch:
         )
         return spaces.Box(np.zeros(SOLO_OBS_SIZE, np.float32), high, dtype=np.float32)
 
-    def observe(self, state: game.SoloState, seats: np.ndarray | None = None) -> np.ndarray:
+    def observe(self, state: SoloState, seats: np.ndarray | None = None) -> np.ndarray:
         """(N, 8) float32 observations (one seat: ``seats`` is ignored)."""
         g = self.game
         n = state.points.shape[0]
-        pts = np.where(state.outcome == game.CRACK_END, 0, state.points)
+        pts = np.where(state.outcome == CRACK_END, 0, state.points)
         return np.stack(
             [
                 pts.astype(np.float64),
@@ -547,53 +553,53 @@ class MoonShotSoloBatch:
         ).astype(np.float32)
 
     def shoot(
-        self, state: game.SoloState, actions: np.ndarray, record: bool = False
+        self, state: SoloState, actions: np.ndarray, record: bool = False
     ) -> tuple[np.ndarray, Shots]:
         """The solo loop, written once: one shot for every episode of ``state`` (ONE physics
         call, noise from ``shot_seeds(key, shots taken)``), then MS-21's ``solo_step``.
         Returns ((N,) float64 rewards, the N shots)."""
-        seeds = game.shot_seeds(state.key, state.shots)
+        seeds = shot_seeds(state.key, state.shots)
         shots = run_shots(actions, seeds, self.game, record=record)
         sc = shots.score
-        reward = game.solo_step(state, sc.points, sc.crack, sc.colony, self.max_shots)
+        reward = solo_step(state, sc.points, sc.crack, sc.colony, self.max_shots)
         return reward, shots
 
     # -- the batch-game protocol ---------------------------------------------------------
-    def init(self, batch_size: int, seed: int) -> game.SoloState:
+    def init(self, batch_size: int, seed: int) -> SoloState:
         """New episodes; episode i's key comes from (seed, i)."""
         if int(batch_size) != batch_size or batch_size < 0:
             raise ValueError(f"batch_size must be an integer >= 0, got {batch_size}")
-        return game.new_solo(int(batch_size), game.derive_keys(int(seed), int(batch_size)))
+        return new_solo(int(batch_size), derive_keys(int(seed), int(batch_size)))
 
-    def copy(self, state: game.SoloState) -> game.SoloState:
+    def copy(self, state: SoloState) -> SoloState:
         """Deep copy."""
         return state.copy()
 
-    def take(self, state: game.SoloState, index: np.ndarray) -> game.SoloState:
+    def take(self, state: SoloState, index: np.ndarray) -> SoloState:
         """Episodes ``index`` as a new batch (copies)."""
         idx = np.asarray(index, dtype=np.int64)
-        return game.SoloState(**{k: v[idx].copy() for k, v in state.__dict__.items()})
+        return SoloState(**{k: v[idx].copy() for k, v in state.__dict__.items()})
 
-    def put(self, state: game.SoloState, index: np.ndarray, sub: game.SoloState) -> None:
+    def put(self, state: SoloState, index: np.ndarray, sub: SoloState) -> None:
         """Write ``sub`` back into ``state`` at ``index``."""
         idx = np.asarray(index, dtype=np.int64)
         for name, value in sub.__dict__.items():
             getattr(state, name)[idx] = value
 
-    def current_player(self, state: game.SoloState) -> np.ndarray:
+    def current_player(self, state: SoloState) -> np.ndarray:
         """(B,) 0 while the episode runs, -1 when it is over."""
         return np.where(state.done, -1, 0).astype(np.int64)
 
-    def terminated(self, state: game.SoloState) -> np.ndarray:
+    def terminated(self, state: SoloState) -> np.ndarray:
         """(B,) bool: episode over (MS-21)."""
         return state.done.copy()
 
-    def legal_mask(self, state: game.SoloState) -> np.ndarray | None:
+    def legal_mask(self, state: SoloState) -> np.ndarray | None:
         """None: every action in [-1, 1]^4 is legal (MS-5)."""
         return None
 
     def step(
-        self, state: game.SoloState, actions: np.ndarray, auto_reset: bool = False
+        self, state: SoloState, actions: np.ndarray, auto_reset: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:
         """One shot per running episode (:meth:`shoot`, finished ones are not simulated).
         Returns (rewards (B, 1) float32, done (B,) bool); ``auto_reset`` restarts every
@@ -608,10 +614,10 @@ class MoonShotSoloBatch:
         done = state.done.copy()
         if auto_reset and done.any():
             idx = np.flatnonzero(done)
-            self.put(state, idx, game.new_solo(len(idx), _next_keys(state.key[idx])))
+            self.put(state, idx, new_solo(len(idx), _next_keys(state.key[idx])))
         return rewards, done
 
-    def random_actions(self, state: game.SoloState) -> np.ndarray:
+    def random_actions(self, state: SoloState) -> np.ndarray:
         """(B, 4) uniform actions in [-1, 1)^4 from each episode's key and shot count."""
         out = np.empty((len(state.key), ACTION_SIZE), np.float64)
         _random_actions(state.key, state.shots.astype(np.uint64), out)

@@ -21,7 +21,6 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.base import BaseWrapper
 
-from envs.moon_shot import game
 from envs.moon_shot.batch import (
     ACTION_SIZE,
     OBS_EXTRA,
@@ -35,6 +34,7 @@ from envs.moon_shot.batch import (
     run_shots,
 )
 from envs.moon_shot.params import PhysicsParams
+from envs.moon_shot.state import OUTCOME_NAMES
 
 __all__ = [
     "ACTION_SIZE",
@@ -174,7 +174,7 @@ class MoonShotEnv(_SharedSetup, AECEnv):
             for a_ in self.agents:
                 self.rewards[a_] = float(self.state.rewards[0, self.agent_name_mapping[a_]])
                 self.terminations[a_] = True
-                self.infos[a_]["outcome"] = game.OUTCOME_NAMES[int(self.state.outcome[0])]
+                self.infos[a_]["outcome"] = OUTCOME_NAMES[int(self.state.outcome[0])]
         else:
             for a_ in self.agents:
                 self.rewards[a_] = 0.0
@@ -326,7 +326,7 @@ class MoonShotParallelEnv(_SharedSetup, ParallelEnv):
             i = self.agent_name_mapping[ag]
             infos[ag] = {"last_shot": shots.info(i), "scores": scores}
             if done:
-                infos[ag]["outcome"] = game.OUTCOME_NAMES[int(self.state.outcome[0])]
+                infos[ag]["outcome"] = OUTCOME_NAMES[int(self.state.outcome[0])]
             rewards[ag] = float(self.state.rewards[0, i]) if done else 0.0
         terms = dict.fromkeys(self.agents, done)
         truncs = dict.fromkeys(self.agents, False)

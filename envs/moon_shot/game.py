@@ -1,413 +1,60 @@
-"""Moon Shot game flow (MS-14..MS-19, MS-21) as pure functions over a batch of games.
+"""Moon Shot's former single game-flow module, kept as the old import path.
 
-State is a :class:`GameState` of plain numpy arrays with a leading batch axis ``N``; the
-step kernels are ``@njit`` loops that update it in place from the scored shots
-(:func:`envs.moon_shot.scoring.score_shots`). Rules here only need the shot values, not the
-physics, so every ending and tie-break is testable with hand-chosen shot outcomes.
-
-Randomness: each game owns a uint64 key; the noise seed of a shot is
-``shot_seeds(key, counter)`` with ``counter = turn * P + seat`` (the shared splitmix64
-hash of ``envs.core.rng``), so a game's course never depends on its batch size or position.
+Its contents now live in :mod:`envs.moon_shot.state` (the batch state, outcome codes and
+per-game keys) and :mod:`envs.moon_shot.rules` (the MS-14..MS-19 and MS-21 steps), the
+file names Proteus and Virus Fight use for the same layers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from envs.moon_shot.rules import (
+    _ending,
+    _final_rewards,
+    _rank_colony,
+    _rank_crack,
+    _rank_target,
+    _realtime_step,
+    _turn_step,
+    realtime_step,
+    solo_step,
+    turn_step,
+)
+from envs.moon_shot.state import (
+    COLONY_END,
+    CRACK_END,
+    MAX_ROUNDS_END,
+    ONGOING,
+    OUTCOME_NAMES,
+    TARGET_END,
+    GameState,
+    SoloState,
+    derive_keys,
+    new_games,
+    new_solo,
+    shot_seeds,
+)
 
-import numpy as np
-from numba import njit
-
-from envs.core.rng import hash64
-
-#: ``GameState.outcome`` codes: why the game ended.
-ONGOING, COLONY_END, CRACK_END, MAX_ROUNDS_END, TARGET_END = 0, 1, 2, 3, 4
-OUTCOME_NAMES = ("ongoing", "colony", "crack", "max rounds", "target score")
-
-
-@njit(cache=True)
-def _shot_seeds(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
-    out = np.empty(keys.shape[0], dtype=np.uint64)
-    for i in range(keys.shape[0]):
-        out[i] = hash64(keys[i] ^ hash64(np.uint64(counters[i])))
-    return out
-
-
-def shot_seeds(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
-    """(N,) uint64 noise seeds for shot number ``counters[i]`` of game ``i``."""
-    keys = np.ascontiguousarray(keys, dtype=np.uint64).reshape(-1)
-    counters = np.ascontiguousarray(counters, dtype=np.int64).reshape(-1)
-    return _shot_seeds(keys, counters.astype(np.uint64))
-
-
-@njit(cache=True)
-def _derive_keys(seed: np.uint64, n: int) -> np.ndarray:
-    out = np.empty(n, dtype=np.uint64)
-    base = hash64(seed)
-    for i in range(n):
-        out[i] = hash64(base ^ hash64(np.uint64(i)))
-    return out
-
-
-def derive_keys(seed: int, n: int) -> np.ndarray:
-    """(n,) uint64 per-game keys for games ``0..n-1`` seeded from ``seed``."""
-    return _derive_keys(np.uint64(seed % (1 << 64)), n)
-
-
-@dataclass
-class GameState:
-    """Dynamic state of N Moon Shot games with P players (static config lives in the env)."""
-
-    scores: np.ndarray  # (N, P) int64 points per seat
-    last_landing: np.ndarray  # (N, P) int64 turn index of the seat's last landing, -1 never
-    turn: np.ndarray  # (N,) int64 shots taken (turn-based) / steps taken (realtime)
-    round: np.ndarray  # (N,) int64 completed rounds
-    seat: np.ndarray  # (N,) int64 seat to shoot next (turn-based; 0 in realtime)
-    done: np.ndarray  # (N,) bool game over
-    rewards: np.ndarray  # (N, P) float64 final rewards (MS-17), 0 while the game runs
-    outcome: np.ndarray  # (N,) int8 ONGOING / COLONY_END / CRACK_END / ...
-    key: np.ndarray  # (N,) uint64 per-game RNG key for shot noise
-
-    @property
-    def num_players(self) -> int:
-        """P, the number of seats."""
-        return int(self.scores.shape[1])
-
-    def winners(self) -> np.ndarray:
-        """(N, P) bool: seats that won or drew (reward >= 0) in finished games."""
-        return self.done[:, None] & (self.rewards >= 0.0)
-
-    def copy(self) -> GameState:
-        return GameState(**{k: v.copy() for k, v in self.__dict__.items()})
-
-
-def new_games(n: int, num_players: int, keys: np.ndarray | None = None) -> GameState:
-    """N fresh games (seat 0 to shoot, no points, nobody landed)."""
-    if keys is None:
-        keys = np.zeros(n, dtype=np.uint64)
-    return GameState(
-        scores=np.zeros((n, num_players), dtype=np.int64),
-        last_landing=np.full((n, num_players), -1, dtype=np.int64),
-        turn=np.zeros(n, dtype=np.int64),
-        round=np.zeros(n, dtype=np.int64),
-        seat=np.zeros(n, dtype=np.int64),
-        done=np.zeros(n, dtype=bool),
-        rewards=np.zeros((n, num_players), dtype=np.float64),
-        outcome=np.zeros(n, dtype=np.int8),
-        key=np.asarray(keys, dtype=np.uint64).copy(),
-    )
-
-
-@njit(cache=True)
-def _final_rewards(win: np.ndarray, out: np.ndarray) -> None:
-    """MS-17: a single winner +1, the rest -1; several winners draw at 0, the rest -1."""
-    k = 0
-    for p in range(win.shape[0]):
-        if win[p]:
-            k += 1
-    for p in range(win.shape[0]):
-        if win[p]:
-            out[p] = 1.0 if k == 1 else 0.0
-        else:
-            out[p] = -1.0
-
-
-@njit(cache=True)
-def _rank_colony(scores: np.ndarray, last: np.ndarray, colonists: np.ndarray) -> np.ndarray:
-    """MS-14 (also MS-16 with no colonist, MS-18 with several): who wins or draws."""
-    P = scores.shape[0]
-    best = scores.max()
-    top = scores == best
-    win = top & colonists
-    if not win.any():
-        latest = -1
-        for p in range(P):
-            if top[p] and last[p] > latest:
-                latest = last[p]
-        if latest < 0:
-            win = top.copy()  # none of them ever landed: draw among them [decision]
-        else:
-            win = top & (last == latest)  # most recent landing (same step: draw, MS-18)
-    return win
-
-
-@njit(cache=True)
-def _rank_crack(scores: np.ndarray, last: np.ndarray, crackers: np.ndarray) -> np.ndarray:
-    """MS-15: fewest points wins; cracker first, then least recent last landing."""
-    P = scores.shape[0]
-    worst = scores.min()
-    low = scores == worst
-    win = low & crackers
-    if not win.any():
-        earliest = np.iinfo(np.int64).max
-        for p in range(P):
-            if low[p] and last[p] < earliest:
-                earliest = last[p]  # never landed (-1) is the least recent
-        win = low & (last == earliest)  # several never landed: draw [decision]
-    return win
-
-
-@njit(cache=True)
-def _rank_target(scores: np.ndarray, target: int) -> np.ndarray:
-    """MS-19: who reached the target wins; several at once (MS-18): most points, ties draw."""
-    reached = scores >= target
-    best = -1
-    for p in range(scores.shape[0]):
-        if reached[p] and scores[p] > best:
-            best = scores[p]
-    return reached & (scores == best)
-
-
-@njit(cache=True)
-def _ending(
-    scores: np.ndarray,
-    last_landing: np.ndarray,
-    crackers: np.ndarray,
-    colonists: np.ndarray,
-    target_winners: np.ndarray,
-    last_round: bool,
-) -> tuple[int, np.ndarray]:
-    """(outcome, winners) of one game after a step; ONGOING while it goes on.
-
-    The endings in order of precedence: a crack (MS-15), a colony (MS-14), the target
-    score (MS-19), the last round (MS-16, ranked as after a colony by nobody). ``crackers``,
-    ``colonists`` and ``target_winners`` mark the players who caused each (none: no such
-    ending this step).
-    """
-    if crackers.any():
-        return CRACK_END, _rank_crack(scores, last_landing, crackers)
-    if colonists.any():
-        return COLONY_END, _rank_colony(scores, last_landing, colonists)
-    if target_winners.any():
-        return TARGET_END, target_winners
-    if last_round:
-        nobody = np.zeros(scores.shape[0], dtype=np.bool_)
-        return MAX_ROUNDS_END, _rank_colony(scores, last_landing, nobody)
-    return ONGOING, target_winners
-
-
-@njit(cache=True)
-def _turn_step(
-    scores: np.ndarray,
-    last_landing: np.ndarray,
-    turn: np.ndarray,
-    rnd: np.ndarray,
-    seat: np.ndarray,
-    done: np.ndarray,
-    rewards: np.ndarray,
-    outcome: np.ndarray,
-    points: np.ndarray,
-    crack: np.ndarray,
-    colony: np.ndarray,
-    landed: np.ndarray,
-    max_rounds: int,
-    target_score: int,
-) -> None:
-    N, P = scores.shape
-    for i in range(N):
-        if done[i]:
-            continue
-        s = seat[i]
-        scores[i, s] += points[i]
-        if landed[i]:
-            last_landing[i, s] = turn[i]
-        turn[i] += 1
-        if s + 1 == P:  # MS-14: seat order, one shot per turn; a round is P turns
-            seat[i] = 0
-            rnd[i] += 1
-        else:
-            seat[i] = s + 1
-        me = np.zeros(P, dtype=np.bool_)
-        me[s] = True
-        nobody = np.zeros(P, dtype=np.bool_)
-        reached = target_score > 0 and scores[i, s] >= target_score  # MS-19: the shooter wins
-        end, win = _ending(
-            scores[i],
-            last_landing[i],
-            me if crack[i] else nobody,  # MS-11 / MS-15
-            me if colony[i] else nobody,  # MS-12 / MS-14
-            me if reached else nobody,
-            rnd[i] >= max_rounds,
-        )
-        if end == ONGOING:
-            continue
-        outcome[i] = end
-        done[i] = True
-        _final_rewards(win, rewards[i])
-
-
-@njit(cache=True)
-def _realtime_step(
-    scores: np.ndarray,
-    last_landing: np.ndarray,
-    turn: np.ndarray,
-    rnd: np.ndarray,
-    done: np.ndarray,
-    rewards: np.ndarray,
-    outcome: np.ndarray,
-    points: np.ndarray,
-    crack: np.ndarray,
-    colony: np.ndarray,
-    landed: np.ndarray,
-    max_rounds: int,
-    target_score: int,
-) -> None:
-    N, P = scores.shape
-    for i in range(N):
-        if done[i]:
-            continue
-        for p in range(P):  # MS-18: all shots of the step are scored
-            scores[i, p] += points[i, p]
-            if landed[i, p]:
-                last_landing[i, p] = turn[i]  # same step: equally recent
-        turn[i] += 1
-        rnd[i] += 1
-        by_target = np.zeros(P, dtype=np.bool_)
-        if target_score > 0:  # MS-19, several at once: MS-18
-            by_target = _rank_target(scores[i], target_score)
-        end, win = _ending(
-            scores[i],
-            last_landing[i],
-            crack[i],  # MS-18 -> MS-15 with every cracker as "the cracker"
-            colony[i],  # MS-18 -> MS-14 with every colonist as "the colonist"
-            by_target,
-            rnd[i] >= max_rounds,
-        )
-        if end == ONGOING:
-            continue
-        outcome[i] = end
-        done[i] = True
-        _final_rewards(win, rewards[i])
-
-
-def _check_rules(max_rounds: int, target_score: int | None) -> tuple[int, int]:
-    if int(max_rounds) < 1:
-        raise ValueError(f"max_rounds must be >= 1, got {max_rounds}")
-    t = 0 if target_score is None else int(target_score)
-    if t < 0:
-        raise ValueError(f"target_score must be positive or None, got {target_score}")
-    return int(max_rounds), t
-
-
-def turn_step(
-    state: GameState,
-    points: np.ndarray,
-    crack: np.ndarray,
-    colony: np.ndarray,
-    landed: np.ndarray,
-    max_rounds: int = 30,
-    target_score: int | None = None,
-) -> None:
-    """Turn-based play (MS-14..MS-17, MS-19): the seat to shoot in each game took one shot.
-
-    Shot values are ``(N,)`` arrays from :func:`score_shots`. Finished games are left
-    untouched. Updates ``state`` in place; final rewards appear in ``state.rewards``.
-    """
-    mr, ts = _check_rules(max_rounds, target_score)
-    n = state.scores.shape[0]
-    _turn_step(
-        state.scores,
-        state.last_landing,
-        state.turn,
-        state.round,
-        state.seat,
-        state.done,
-        state.rewards,
-        state.outcome,
-        np.ascontiguousarray(points, dtype=np.int64).reshape(n),
-        np.ascontiguousarray(crack, dtype=bool).reshape(n),
-        np.ascontiguousarray(colony, dtype=bool).reshape(n),
-        np.ascontiguousarray(landed, dtype=bool).reshape(n),
-        mr,
-        ts,
-    )
-
-
-def realtime_step(
-    state: GameState,
-    points: np.ndarray,
-    crack: np.ndarray,
-    colony: np.ndarray,
-    landed: np.ndarray,
-    max_rounds: int = 30,
-    target_score: int | None = None,
-) -> None:
-    """Realtime play (MS-18): every seat of each game took one shot this step.
-
-    Shot values are ``(N, P)`` arrays. A step is a round for MS-16.
-    """
-    mr, ts = _check_rules(max_rounds, target_score)
-    shape = state.scores.shape
-    _realtime_step(
-        state.scores,
-        state.last_landing,
-        state.turn,
-        state.round,
-        state.done,
-        state.rewards,
-        state.outcome,
-        np.ascontiguousarray(points, dtype=np.int64).reshape(shape),
-        np.ascontiguousarray(crack, dtype=bool).reshape(shape),
-        np.ascontiguousarray(colony, dtype=bool).reshape(shape),
-        np.ascontiguousarray(landed, dtype=bool).reshape(shape),
-        mr,
-        ts,
-    )
-
-
-@dataclass
-class SoloState:
-    """Dynamic state of N solo games (MS-21)."""
-
-    points: np.ndarray  # (N,) int64 points so far
-    shots: np.ndarray  # (N,) int64 shots taken
-    done: np.ndarray  # (N,) bool
-    outcome: np.ndarray  # (N,) int8 ONGOING / COLONY_END / CRACK_END / MAX_ROUNDS_END
-    key: np.ndarray  # (N,) uint64 per-episode RNG key
-
-    def copy(self) -> SoloState:
-        return SoloState(**{k: v.copy() for k, v in self.__dict__.items()})
-
-
-def new_solo(n: int, keys: np.ndarray | None = None) -> SoloState:
-    """N fresh solo episodes."""
-    if keys is None:
-        keys = np.zeros(n, dtype=np.uint64)
-    return SoloState(
-        points=np.zeros(n, dtype=np.int64),
-        shots=np.zeros(n, dtype=np.int64),
-        done=np.zeros(n, dtype=bool),
-        outcome=np.zeros(n, dtype=np.int8),
-        key=np.asarray(keys, dtype=np.uint64).copy(),
-    )
-
-
-def solo_step(
-    state: SoloState,
-    points: np.ndarray,
-    crack: np.ndarray,
-    colony: np.ndarray,
-    max_shots: int = 20,
-) -> np.ndarray:
-    """MS-21: apply one shot per running episode; returns the (N,) float64 rewards.
-
-    Reward = the shot's points; a colony ends the episode; a crack ends it with reward
-    -(points so far); after ``max_shots`` shots the episode ends (a termination).
-    Episodes already done get reward 0 and are left untouched.
-    """
-    if int(max_shots) < 1:
-        raise ValueError(f"max_shots must be >= 1, got {max_shots}")
-    live = ~state.done
-    pts = np.asarray(points, dtype=np.int64).reshape(live.shape)
-    crk = np.asarray(crack, dtype=bool).reshape(live.shape) & live
-    col = np.asarray(colony, dtype=bool).reshape(live.shape) & live & ~crk
-    reward = np.where(crk, -state.points, np.where(live, pts, 0)).astype(np.float64)
-    state.points = np.where(live & ~crk, state.points + pts, state.points)
-    state.shots = state.shots + live
-    full = live & (state.shots >= max_shots)
-    state.outcome = np.where(
-        crk,
-        CRACK_END,
-        np.where(col, COLONY_END, np.where(full, MAX_ROUNDS_END, state.outcome)),
-    ).astype(np.int8)
-    state.done = state.done | crk | col | full
-    return reward
+__all__ = [
+    "COLONY_END",
+    "CRACK_END",
+    "MAX_ROUNDS_END",
+    "ONGOING",
+    "OUTCOME_NAMES",
+    "TARGET_END",
+    "GameState",
+    "SoloState",
+    "_ending",
+    "_final_rewards",
+    "_rank_colony",
+    "_rank_crack",
+    "_rank_target",
+    "_realtime_step",
+    "_turn_step",
+    "derive_keys",
+    "new_games",
+    "new_solo",
+    "realtime_step",
+    "shot_seeds",
+    "solo_step",
+    "turn_step",
+]

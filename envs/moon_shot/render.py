@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from envs.moon_shot import geometry
-from envs.moon_shot.game import OUTCOME_NAMES
 from envs.moon_shot.params import PIECE_NAMES, PhysicsParams
+from envs.moon_shot.state import OUTCOME_NAMES
 
 if TYPE_CHECKING:
     from envs.moon_shot.batch import MoonShotConfig, Shots
-    from envs.moon_shot.game import GameState
+    from envs.moon_shot.state import GameState
 
 WIDTH, HEIGHT = 480, 256
 BACKGROUND = np.array([24, 28, 48], dtype=np.uint8)  # the night table

@@ -32,7 +32,7 @@ class MoonShotRunner:
         self.config = f"players={players}" + (f",{extra}" if extra else "")
 
     def play(self, agents: Sequence[Agent], seed: int, indices: np.ndarray) -> list[GameOutcome]:
-        from envs.moon_shot import game
+        from envs.moon_shot.state import derive_keys, shot_seeds
 
         p = self.num_players
         if len(agents) != p:
@@ -41,7 +41,7 @@ class MoonShotRunner:
         n = len(indices)
         if n == 0:
             return []
-        keys = game.derive_keys(seed, int(indices.max()) + 1)[indices]
+        keys = derive_keys(seed, int(indices.max()) + 1)[indices]
         facade = self.facade
         state = facade.new_games(keys)
         shots: list[list[dict]] = [[] for _ in range(n)]  # the game records' shots
@@ -65,7 +65,7 @@ class MoonShotRunner:
                         f" (shape {a.shape}) in moon_shot"
                     )
                 actions[alive[sel]] = a
-            seeds = game.shot_seeds(state.key[alive], state.turn[alive])
+            seeds = shot_seeds(state.key[alive], state.turn[alive])
             result = facade.shoot(state, actions)  # the turn loop: one physics call, MS-14..MS-17
             record_shots(shots, alive, seats, actions[alive], seeds, result)
         return [

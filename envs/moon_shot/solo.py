@@ -41,10 +41,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.moon_shot import game
 from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots, check_actions
 from envs.moon_shot.batch import SOLO_OBS_SIZE as SOLO_OBS_SIZE  # re-exported (old home)
 from envs.moon_shot.params import PhysicsParams
+from envs.moon_shot.state import SoloState, new_solo
 
 #: Solo endings by ``SoloState.outcome`` code (the round limit is ``max_shots`` here).
 SOLO_OUTCOME_NAMES = ("ongoing", "colony", "crack", "max shots", "target score")
@@ -53,7 +53,7 @@ SOLO_OUTCOME_NAMES = ("ongoing", "colony", "crack", "max shots", "target score")
 SoloConfig = MoonShotSoloBatch
 
 
-def solo_info(shots: Shots, m: int, state: game.SoloState) -> dict[str, Any]:
+def solo_info(shots: Shots, m: int, state: SoloState) -> dict[str, Any]:
     """The single env's info dict for shot ``m`` (plus the ending when over)."""
     info = shots.info(m)
     if state.done[m]:
@@ -93,7 +93,7 @@ class MoonShotSoloEnv(gym.Env):
         self.render_mode = render_mode
         self.observation_space = self.config.observation_space()
         self.action_space = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
-        self.state = game.new_solo(1)
+        self.state = new_solo(1)
         self.last_shot: Shots | None = None
         self._window: Any = None
         self._shots_fired = 0  # replay key for human rendering
@@ -102,7 +102,7 @@ class MoonShotSoloEnv(gym.Env):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        self.state = game.new_solo(1, new_key(self.np_random))
+        self.state = new_solo(1, new_key(self.np_random))
         self.last_shot = None
         return self.config.observe(self.state)[0], {}
 

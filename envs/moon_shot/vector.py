@@ -29,11 +29,11 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from envs.moon_shot import game
 from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots, check_actions
 from envs.moon_shot.params import PhysicsParams
 from envs.moon_shot.scoring import KIND_NAMES
 from envs.moon_shot.solo import SOLO_OUTCOME_NAMES, new_key
+from envs.moon_shot.state import SoloState, new_solo
 
 
 class MoonShotSoloVectorEnv(VectorEnv):
@@ -77,7 +77,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._rngs = [np.random.default_rng() for _ in range(self.num_envs)]
-        self.state = game.new_solo(self.num_envs)
+        self.state = new_solo(self.num_envs)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._last_shots: Any = None
         self._last_index = np.zeros(self.num_envs, dtype=np.int64) - 1
@@ -90,7 +90,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
         )
 
     def _reset_envs(self, idx: np.ndarray) -> None:
-        fresh = game.new_solo(len(idx), self._new_keys(idx))
+        fresh = new_solo(len(idx), self._new_keys(idx))
         for name, value in fresh.__dict__.items():
             getattr(self.state, name)[idx] = value
         self._last_index[idx] = -1
@@ -111,7 +111,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
                 if s is not None:
                     self._rngs[i], _ = seeding.np_random(s)
             self._np_random, self._np_random_seed = seeding.np_random(seeds[0])
-        self.state = game.new_solo(self.num_envs)
+        self.state = new_solo(self.num_envs)
         self._reset_envs(np.arange(self.num_envs))
         self._autoreset[:] = False
         return self.config.observe(self.state), {}
@@ -132,7 +132,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
             shoot = np.flatnonzero(~self._autoreset)
         if len(shoot):
             sub = self.state.copy()
-            sub_state = game.SoloState(**{k: v[shoot] for k, v in sub.__dict__.items()})
+            sub_state = SoloState(**{k: v[shoot] for k, v in sub.__dict__.items()})
             r, shots = self.config.shoot(sub_state, a[shoot], record=self.render_mode is not None)
             for name, value in sub_state.__dict__.items():
                 getattr(self.state, name)[shoot] = value
@@ -160,7 +160,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
         return obs, rewards, terms, truncs, infos
 
     def _shot_infos(
-        self, shots: Shots, rows: np.ndarray, js: np.ndarray, state: game.SoloState
+        self, shots: Shots, rows: np.ndarray, js: np.ndarray, state: SoloState
     ) -> dict[str, Any]:
         """Vector infos (Gymnasium layout: ``key`` array + ``_key`` mask) of shots ``js`` of
         ``shots`` for sub-envs ``rows``; the same keys as the single env's info dict."""
