@@ -10,8 +10,8 @@ For every game and configuration stored in the database it writes, under ``DIR``
   wins-draws-losses, games), which statistic ranks and why, any head-to-head result the
   ranking contradicts, and the head-to-head table (win and draw rates with Wilson 95 %
   intervals and game counts);
-* PNG plots per game: anchored ratings with 95 % bars and OpenSkill mu +- 3 sigma
-  (``*_ratings.png``), the score heatmap ordered by rank with the interval and game count
+* PNG plots per game: anchored ratings with 95 % bars, and OpenSkill mu +- sigma with
+  the ordinal (mu - 3 sigma) marked apart (``*_ratings.png``), the score heatmap ordered by rank with the interval and game count
   in every cell (``*_heatmap.png``), the anchored ratings over the stored games
   (``*_over_time.png``);
 * ``report.html``: one self-contained page (plots inline) with the same tables, each
@@ -141,7 +141,7 @@ def write_plots(sec: Section, out: Path) -> dict[str, Path]:
     a1.set_title("rating ± 95 % (rank order)")
     mu = np.array([sec.openskill[n].mu for n in names])
     sg = np.array([sec.openskill[n].sigma for n in names])
-    a2.errorbar(x, mu, yerr=3 * sg, fmt="s", capsize=6, color="C2", label="mu ± 3 sigma")
+    a2.errorbar(x, mu, yerr=sg, fmt="s", capsize=6, color="C2", label="mu ± sigma")
     a2.scatter(x, mu - 3 * sg, marker="v", color="C3", zorder=3, label="ordinal = mu - 3 sigma")
     a2.set_xticks(x, names, rotation=20, ha="right")
     a2.set_ylabel("OpenSkill (PlackettLuce)")
@@ -266,7 +266,7 @@ def pair_rows(sec: Section) -> list[list[str]]:
                     f"{100 * w / n:.1f} {_pct(h.interval(i, j, 'win'))}",
                     f"{100 * d / n:.1f} {_pct(h.interval(i, j, 'draw'))}",
                     f"{100 * lo / n:.1f}",
-                    f"{s:.3f} {_pct(h.interval(i, j))}",
+                    "{:.3f} [{:.2f}, {:.2f}]".format(s, *h.interval(i, j)),
                     str(len(sec.replays.get(_pair_key(h.names[i], h.names[j]), []))),
                 ]
             )

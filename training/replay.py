@@ -89,7 +89,7 @@ body{font-family:DejaVu Sans,Arial,sans-serif;margin:16px;background:#fafafa;col
 h1{font-size:20px;margin:0 0 4px} .meta{font-size:13px;color:#555;margin-bottom:10px}
 .main{display:flex;gap:16px;align-items:flex-start}
 #board svg{border:1px solid #bbb;max-width:100%;height:auto}
-#moves{max-height:520px;overflow-y:auto;min-width:190px;font:13px monospace;margin:0;
+#moves{position:relative;max-height:520px;overflow-y:auto;min-width:190px;font:13px monospace;margin:0;
  padding:6px 6px 6px 44px;border:1px solid #ccc;background:#fff}
 #moves li{cursor:pointer;padding:1px 4px} #moves li.cur{background:#ffd070}
 .controls{margin:10px 0;display:flex;gap:6px;align-items:center}
@@ -142,7 +142,8 @@ function show(k, animated){
   label.textContent = 'move ' + step + ' / ' + (D.frames.length - 1);
   Array.prototype.forEach.call(moves.children, function(li, i){
     li.className = (i + 1 === step) ? 'cur' : ''; });
-  const cur = moves.children[step - 1]; if (cur && cur.scrollIntoView) cur.scrollIntoView({block:'nearest'});
+  const cur = moves.children[step - 1];  // keep the move in view inside the list only
+  if (cur) moves.scrollTop = Math.max(0, cur.offsetTop - moves.clientHeight / 2);
   document.body.setAttribute('data-step', String(step));
   if (animated && D.anim && step > 0) animate(step);
 }
