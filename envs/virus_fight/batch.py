@@ -16,6 +16,10 @@ import numpy as np
 from envs.virus_fight import kernel as K
 
 DEFAULT_BOARD = {2: 5, 3: 6, 4: 7}  # VF-4
+#: VF-17 history slots a new game gets (capped at ``max_rounds + 1``); ``reserve`` grows a
+#: state's history when a game gets near the end of it, so the memory of a reset does not
+#: depend on ``max_rounds`` (``max_rounds=10**7`` once took 1.3 GB per reset)
+HIST_START = 256
 #: ``selfplay`` (many steps per call) uses the multi-threaded kernel (prange) for batches
 #: at least this large, the serial twin below it
 PARALLEL_MIN_BATCH = 4096
@@ -68,8 +72,12 @@ class VirusFightBatch:
             board_size = DEFAULT_BOARD[num_players]
         if not isinstance(board_size, (int, np.integer)) or not 5 <= board_size <= 8:
             raise ValueError(f"board_size must be an int in 5..8 (VF-4), got {board_size!r}")
-        if not isinstance(max_rounds, (int, np.integer)) or max_rounds < 1:
-            raise ValueError(f"max_rounds must be a positive int (VF-17), got {max_rounds!r}")
+        if (
+            isinstance(max_rounds, (bool, np.bool_))
+            or not isinstance(max_rounds, (int, np.integer))
+            or not 1 <= max_rounds <= 2**31 - 2  # rounds are counted in int32
+        ):
+            raise ValueError(f"max_rounds must be an int in 1..2**31-2 (VF-17), got {max_rounds!r}")
         self.num_players = int(num_players)
         self.board_size = int(board_size)
         self.max_rounds = int(max_rounds)
@@ -81,10 +89,11 @@ class VirusFightBatch:
     def empty(self, batch_size: int) -> VFState:
         """Zeroed arrays of the right shapes.
 
-        ``hist`` is filled explicitly so that its pages are mapped now rather than by page
-        faults in the middle of self-play.
+        ``hist`` has ``min(max_rounds + 1, HIST_START)`` slots per game (``reserve`` adds
+        more when needed); it is filled explicitly so that its pages are mapped now rather
+        than by page faults in the middle of self-play.
         """
-        hist = np.empty((batch_size, self.max_rounds + 1, K.HW), np.uint64)
+        hist = np.empty((batch_size, min(self.max_rounds + 1, HIST_START), K.HW), np.uint64)
         hist.fill(0)
         return VFState(
             bb=np.zeros((batch_size, 13), np.uint64),
@@ -129,6 +138,7 @@ class VirusFightBatch:
         acts = np.ascontiguousarray(actions, dtype=np.int64)
         rew = np.zeros((state.batch_size, self.num_players), np.float32)
         done = np.zeros(state.batch_size, np.bool_)
+        self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
         _pick(state.batch_size, K.step, K.step_serial)(
             state.bb,
             state.cells,
@@ -184,21 +194,55 @@ class VirusFightBatch:
         kernel call. Returns (B, 2) float64 [games finished, seat-0 reward sum]."""
         rew = np.zeros((state.batch_size, self.num_players), np.float32)
         stats = np.zeros((state.batch_size, 2), np.float64)
-        _pick(state.batch_size, K.selfplay, K.selfplay_serial, fused=True)(
-            state.bb,
-            state.cells,
-            state.marker,
-            state.supply,
-            state.info,
-            state.rng,
-            state.hist,
-            self.seg,
-            self.cfg,
-            int(steps),
-            rew,
-            stats,
-        )
+        left = int(steps)
+        while left > 0:  # chunks whose round starts fit the history
+            n = self._room(state, left)
+            _pick(state.batch_size, K.selfplay, K.selfplay_serial, fused=True)(
+                state.bb,
+                state.cells,
+                state.marker,
+                state.supply,
+                state.info,
+                state.rng,
+                state.hist,
+                self.seg,
+                self.cfg,
+                n,
+                rew,
+                stats,
+            )
+            left -= n
         return stats
+
+    def reserve(self, state: VFState, rounds: int = 1) -> None:
+        """Room in every game's VF-17 history for ``rounds`` more round starts.
+
+        Why: a history of ``max_rounds + 1`` slots per game made memory per reset grow with
+        ``max_rounds``; states start with ``HIST_START`` slots and grow (doubling, at most to
+        ``max_rounds + 1``) before a call that could fill them. The facade's ``step``,
+        ``learner_step`` and ``selfplay`` call it; so must a caller that runs the step
+        kernels directly (the AEC env does).
+        """
+        cap = state.hist.shape[1]
+        if cap > self.max_rounds:
+            return  # max_rounds + 1 slots hold every round start of a game
+        need = int(state.info[:, K.I_HLEN].max(initial=0)) + int(rounds)
+        if need <= cap:
+            return
+        grown = np.zeros(
+            (state.batch_size, min(self.max_rounds + 1, max(need, 2 * cap)), K.HW), np.uint64
+        )
+        grown[:, :cap] = state.hist
+        state.hist = grown
+
+    def _room(self, state: VFState, steps: int) -> int:
+        """Decisions (at most ``steps``) whose round starts fit the history (grown if needed)."""
+        if state.hist.shape[1] <= self.max_rounds:
+            self.reserve(state, min(steps, max(HIST_START, state.hist.shape[1])))
+        if state.hist.shape[1] > self.max_rounds:
+            return steps
+        free = state.hist.shape[1] - int(state.info[:, K.I_HLEN].max(initial=0))
+        return max(1, min(steps, free))
 
     def results(self, state: VFState) -> np.ndarray:
         """(B, P) final reward of each seat (meaningful once that seat is done)."""

@@ -141,6 +141,7 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
     def _apply(self, action: int) -> None:
         st = self._st
         self._mask = None
+        self.game.reserve(st, 1)  # room for a VF-17 round-start record (grows st.hist)
         K.step_one(
             st.bb,
             st.cells,

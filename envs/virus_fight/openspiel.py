@@ -154,6 +154,7 @@ class VirusFightState(pyspiel.State):
     def _kernel_step(self, st: VFState, action: int) -> None:
         fac = self.facade
         rew = np.zeros((1, fac.num_players), np.float32)
+        fac.reserve(st, 1)  # room for a VF-17 round-start record (grows st.hist)
         K.step_one(
             st.bb, st.cells, st.marker, st.supply, st.info, st.rng, st.hist,
             fac.seg, fac.cfg, int(action), rew,

@@ -273,6 +273,7 @@ def from_text(game: VirusFightBatch, text: str, key: int = 0) -> VFState:
         recs = hist.split(",")
         if phase == K.PH_SETUP or len(recs) > rnd:
             raise ValueError(f"hist has {len(recs)} records, more than the {rnd} rounds started")
+        game.reserve(st, len(recs))  # history slots for them (the state starts with a few)
         for h, rec in enumerate(recs):
             words = rec.split(":")
             if len(words) != K.HW:
