@@ -1,7 +1,7 @@
 """Throughput benchmarks: ``arena bench`` (``benchmarks.throughput``) and the peers harness.
 
-:func:`write_report` lives here, below both, so that the harness modules share it without
-importing each other.
+:func:`write_report` and :func:`print_table` live here, below every harness module, so
+that they share them without importing each other.
 """
 
 from __future__ import annotations
@@ -34,3 +34,43 @@ def write_report(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2))
     print(f"wrote {path}")
+
+
+def _format_rate(rate: float) -> str:
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if rate >= scale:
+            return f"{rate / scale:.2f} {suffix}"
+    return f"{rate:.1f}"
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    """Print rows as a table (rich when installed, plain text otherwise)."""
+    headers = ["game", "config", "measure", "batch", "threads", "rate", "unit", "compile s"]
+    cells = [
+        [
+            str(r.get("game", "")),
+            str(r.get("config", "")),
+            str(r.get("measure", "")),
+            str(r.get("batch", "")),
+            str(r.get("threads", "")),
+            _format_rate(float(r["rate"])) if r.get("rate") is not None else "skipped",
+            str(r.get("unit", "")),
+            f"{r['compile_s']:.1f}" if r.get("compile_s") is not None else "",
+        ]
+        for r in rows
+    ]
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+        print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
+        for c in cells:
+            print("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=True)))
+        return
+    table = Table(title="Tabletop Arena throughput")
+    for h in headers:
+        table.add_column(h, justify="right" if h in ("batch", "threads", "rate") else "left")
+    for c in cells:
+        table.add_row(*c)
+    Console().print(table)

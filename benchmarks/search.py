@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if any(b < 1 for b in args.batch) or args.simulations < 1:
         parser.error("--batch sizes and --simulations must be positive")
-    from benchmarks.throughput import print_table
+    from benchmarks import print_table
 
     started = time.time()
     table = rows(

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import write_report
+from benchmarks import print_table, write_report
 from envs import registry
 
 __all__ = ["main", "print_table", "run", "write_report"]
@@ -33,46 +33,6 @@ def __getattr__(name: str) -> Any:
     if name == "GAMES":
         return registry.names()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _format_rate(rate: float) -> str:
-    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if rate >= scale:
-            return f"{rate / scale:.2f} {suffix}"
-    return f"{rate:.1f}"
-
-
-def print_table(rows: list[dict[str, Any]]) -> None:
-    """Print rows as a table (rich when installed, plain text otherwise)."""
-    headers = ["game", "config", "measure", "batch", "threads", "rate", "unit", "compile s"]
-    cells = [
-        [
-            str(r.get("game", "")),
-            str(r.get("config", "")),
-            str(r.get("measure", "")),
-            str(r.get("batch", "")),
-            str(r.get("threads", "")),
-            _format_rate(float(r["rate"])) if r.get("rate") is not None else "skipped",
-            str(r.get("unit", "")),
-            f"{r['compile_s']:.1f}" if r.get("compile_s") is not None else "",
-        ]
-        for r in rows
-    ]
-    try:
-        from rich.console import Console
-        from rich.table import Table
-    except ImportError:
-        widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
-        print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
-        for c in cells:
-            print("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=True)))
-        return
-    table = Table(title="Tabletop Arena throughput")
-    for h in headers:
-        table.add_column(h, justify="right" if h in ("batch", "threads", "rate") else "left")
-    for c in cells:
-        table.add_row(*c)
-    Console().print(table)
 
 
 def run(
