@@ -332,12 +332,12 @@ def write_plots(result: LadderResult, out: Path) -> dict[str, Path]:
     ax.errorbar(
         x,
         [r.mu for r in rows],
-        yerr=[3 * r.sigma for r in rows],
+        yerr=[r.sigma for r in rows],
         fmt="o",
         capsize=6,
-        label="mu ± 3 sigma",
-    )
-    ax.scatter(x, [r.ordinal for r in rows], marker="_", s=300, color="C3", label="ordinal")
+        label="mu ± sigma",
+    )  # the ordinal apart, not on a whisker; agents in rank order (head to head)
+    ax.scatter(x, [r.ordinal for r in rows], marker="v", color="C3", label="ordinal (mu - 3 sigma)")
     ax.set_xticks(x, [r.name for r in rows], rotation=20, ha="right")
     ax.set_ylabel("OpenSkill rating (PlackettLuce)")
     ax.set_title(f"{result.game} ladder ({result.config}, {result.games_stored} games)")
