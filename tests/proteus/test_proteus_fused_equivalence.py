@@ -109,3 +109,33 @@ def test_random_step_equals_step_path_multithreaded() -> None:
     ref = fused.copy()
     assert game.random_step(fused, 150) == _stepwise(game, ref, 150)
     _assert_same(fused, ref)
+
+
+@pytest.mark.parametrize("batch", [5, 80])
+def test_learner_step_equals_step_then_observe_and_mask(batch: int) -> None:
+    """The fused learner step (apply, auto-reset, next observation and mask of the seat to
+    move, rewards, done) against ``step(auto_reset=True)`` + ``legal_mask`` + ``observe``."""
+    game = ProteusBatch(max_turns=200)
+    if not hasattr(game, "learner_step"):
+        pytest.skip("no fused learner step in this tree")
+    fused = game.init(batch, seed=21)
+    _mixed_limits(fused, 21)
+    ref = fused.copy()
+    out = game.learner_buffers(batch)
+    finished = 0
+    for _ in range(300):
+        actions = game.random_actions(ref)
+        np.testing.assert_array_equal(game.random_actions(fused), actions)  # same keys
+        game.learner_step(fused, actions, out)
+        rewards, done = game.step(ref, actions, auto_reset=True)
+        _assert_same(fused, ref)
+        np.testing.assert_array_equal(out.rewards, rewards)
+        np.testing.assert_array_equal(out.done, done)
+        np.testing.assert_array_equal(out.seat, game.current_player(ref))
+        np.testing.assert_array_equal(out.mask, game.legal_mask(ref))
+        # plane 33 (turn / max_turns) is the one lossy plane of the compact codes: 1/255
+        np.testing.assert_allclose(
+            game.decode(out.obs), game.observe(ref, out.seat), rtol=0, atol=1 / 255 + 1e-6
+        )
+        finished += int(done.sum())
+    assert finished >= batch

@@ -96,3 +96,34 @@ def test_round_limit_one_adjudicates_every_game() -> None:
     assert (stats[:, 0] > 0).all()
     assert (np.abs(stats[:, 1]) <= stats[:, 0]).all()  # at most one reward per finished game
     assert (st.info[:, 4] <= 1).all()  # I_ROUND never passes the limit
+
+
+@pytest.mark.parametrize(("players", "size", "max_rounds"), [(2, 5, 4), (3, 6, 3)])
+def test_learner_step_equals_step_then_observe_and_mask(
+    players: int, size: int, max_rounds: int
+) -> None:
+    """The fused learner step (apply, auto-reset, next observation and mask of the seat to
+    act, rewards, done) against ``step(auto_reset=True)`` + ``legal_mask`` + ``observe``."""
+    game = VirusFightBatch(players, size, max_rounds)
+    if not hasattr(game, "learner_step"):
+        pytest.skip("no fused learner step in this tree")
+    batch = 6
+    fused = game.init(batch, seed=31)
+    ref = game.copy(fused)
+    out = game.learner_buffers(batch)
+    finished = 0
+    for _ in range(250):
+        actions = game.random_actions(ref)
+        np.testing.assert_array_equal(game.random_actions(fused), actions)  # same keys
+        game.learner_step(fused, actions, out)
+        rewards, done = game.step(ref, actions, auto_reset=True)
+        _assert_same(fused, ref)
+        np.testing.assert_array_equal(out.rewards, rewards)
+        np.testing.assert_array_equal(out.done, done)
+        np.testing.assert_array_equal(out.seat, game.current_player(ref))
+        np.testing.assert_array_equal(out.mask, game.legal_mask(ref))
+        np.testing.assert_allclose(
+            game.decode(out.obs), game.observe(ref, out.seat), rtol=0, atol=1 / 255 + 1e-6
+        )
+        finished += int(done.sum())
+    assert finished >= 1
