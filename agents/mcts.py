@@ -2,9 +2,9 @@
 
 One tree per game of the batch the agent is asked about (times the determinizations,
 below); all trees are searched in one compiled call (``agents/search``, ``docs/search.md``).
-Each simulation walks the tree by UCT (every child once in action order, then UCB1 on
-the mean return of the seat to move), adds one node and values it by a uniformly random
-playout inside the kernel; N counts playouts. Values are per seat (max^n), so 2, 3 or 4
+Each simulation walks the tree by UCT (every child once, in the order the game lists its
+legal actions, then UCB1 on the mean return of the seat to move), adds one node and
+values it by a uniformly random playout inside the kernel; N counts playouts. Values are per seat (max^n), so 2, 3 or 4
 players work alike; a child that wins at once for its mover is always taken; root actions
 after which another seat can win in one are dropped unless all are (``safety_check``).
 The action played is the root action with most visits (ties: best mean return).

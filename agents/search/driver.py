@@ -27,10 +27,12 @@ root, its key and its budget, never on the other trees of the call.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -47,7 +49,9 @@ from agents.search.tree import (
     select_edge,
     specialize,
 )
+from envs.core import rng as _rng
 
+rng_file = _rng.__file__
 Evaluate = Callable[[Any], tuple[np.ndarray, np.ndarray]]
 
 # Placeholders of the game's functions; each game's compiled copy rebinds them.
@@ -276,11 +280,29 @@ def supports(game: Any) -> bool:
     return True
 
 
+def _source_stamp(api: ModuleType) -> str:
+    """Hash of the sources the compiled loops are built from (the game's folder, this package).
+
+    Why: Numba's on-disk cache of a function is checked against its own source file
+    only, not against the functions it calls, so a fixed rule in the game's kernel would
+    leave a stale cached search. The stamp is part of the compiled copies' names: a
+    change of any of these files compiles (and caches) them afresh.
+    """
+    h = hashlib.blake2b(digest_size=4)
+    for folder in (Path(str(api.__file__)).parent, Path(__file__).parent, Path(str(rng_file))):
+        files = sorted(folder.glob("*.py")) if folder.is_dir() else [folder]
+        for f in files:
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
 def compiled(game: Any) -> SimpleNamespace:
     """The search loops compiled for ``game`` (once per process; cached on disk)."""
     api = search_api(game)
     name = api.__name__.split(".")[1]
     if name not in _COMPILED:
+        suffix = f"{name}_{_source_stamp(api)}"
         ops = {
             "g_copy": api.copy_slot,
             "g_apply": api.apply_action,
@@ -288,14 +310,14 @@ def compiled(game: Any) -> SimpleNamespace:
             "g_legal": api.legal_actions,
             "g_playout": api.playout,
         }
-        sim = specialize(_simulate_py, name, **ops)
-        desc = specialize(_descend_py, name, **ops)
+        sim = specialize(_simulate_py, suffix, **ops)
+        desc = specialize(_descend_py, suffix, **ops)
         _COMPILED[name] = SimpleNamespace(
             api=api,
-            run=specialize(_run_playouts_py, name, _simulate=sim, **ops),
-            root_filter=specialize(_root_filter_py, name, **ops),
-            descend_all=specialize(_descend_all_py, name, _descend=desc, **ops),
-            expand_all=specialize(_expand_all_py, name, **ops),
+            run=specialize(_run_playouts_py, suffix, _simulate=sim, **ops),
+            root_filter=specialize(_root_filter_py, suffix, **ops),
+            descend_all=specialize(_descend_all_py, suffix, _descend=desc, **ops),
+            expand_all=specialize(_expand_all_py, suffix, **ops),
         )
     return _COMPILED[name]
 

@@ -20,8 +20,8 @@ microsecond, the path is a few steps long), which keeps memory at three state sl
 tree whatever the budget (a Virus Fight state holds a 6.5 kB repetition history).
 
 Values are per seat: at each node the seat to move picks by its own value (max^n), so
-2, 3 and 4 players work alike. Selection rules (``mode``): 0 = UCT (every child once in
-action order, then UCB1), 1 = PUCT with priors (unvisited children have value 0).
+2, 3 and 4 players work alike. Selection rules (``mode``): 0 = UCT (every child once, in
+the order the game lists its legal actions, then UCB1), 1 = PUCT with priors (unvisited children have value 0).
 """
 
 from __future__ import annotations
