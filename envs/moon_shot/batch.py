@@ -7,7 +7,7 @@ single and vector envs and the solo VecEnv. The turn loop (seeds, one batched ph
 once, in :meth:`MoonShotBatch.shoot`; the realtime step (MS-18) in
 :meth:`MoonShotBatch.shoot_realtime`. This module also holds what used to sit in the
 PettingZoo adapter: the static configuration :class:`MoonShotConfig` (gymnax's
-``EnvParams``: named fields, apart from the dynamic :class:`~envs.moon_shot.game.GameState`),
+``EnvParams``: named fields, apart from the dynamic :class:`~envs.moon_shot.state.GameState`),
 shot execution :func:`run_shots` and the observation :func:`observe`. Rules:
 docs/moon_shot.md.
 
@@ -290,7 +290,7 @@ class MoonShotBatch:
 
     Build it from a :class:`MoonShotConfig` (``MoonShotBatch(cfg)``) or from the config's
     fields (``MoonShotBatch(num_players=3, noise=0.5)``). State is a
-    :class:`~envs.moon_shot.game.GameState` with a leading batch axis.
+    :class:`~envs.moon_shot.state.GameState` with a leading batch axis.
     """
 
     continuous = True
