@@ -123,7 +123,7 @@ def _connect(db: str | Path) -> sqlite3.Connection:
     p = Path(db)
     if not p.exists():
         raise FileNotFoundError(f"no ladder database {p}")
-    return sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+    return sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
 
 
 def has_records(conn: sqlite3.Connection) -> bool:

@@ -68,7 +68,7 @@ def read_matches(db: str | Path) -> dict[tuple[str, str], list[MatchRecord]]:
     p = Path(db)
     if not p.exists():
         raise FileNotFoundError(f"no ladder database {p}")
-    conn = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
     try:
         rows = conn.execute(
             "SELECT game, config, seating, game_index, agents, rewards, ranks FROM matches"
