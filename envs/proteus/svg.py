@@ -22,7 +22,7 @@ from envs.proteus.notation import tile_name
 CELL = 96
 X0, Y0 = 34, 16
 PANEL_X = X0 + 3 * CELL + 22
-WIDTH, HEIGHT = PANEL_X + 250, Y0 + 3 * CELL + 130
+WIDTH, HEIGHT = PANEL_X + 250, Y0 + 3 * CELL + 96
 TILE_RGB = ("#8b5a2b", "#40c8be", "#e6b41e")
 TILE_DIM = ("#6a5140", "#4f8884", "#a08a4a")
 BG = "#282c34"
