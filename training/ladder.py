@@ -401,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="arena ladder",
-        description="Seat-swapped round-robin ladder with OpenSkill (PlackettLuce) ratings.",
+        description="Seat-swapped round-robin ladder with OpenSkill (PlackettLuce) ratings."
+        " 'arena ladder report DB' regenerates the statistics, plots and HTML report.",
     )
     parser.add_argument("game", choices=registry.names())
     parser.add_argument(
