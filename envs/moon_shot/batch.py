@@ -6,9 +6,10 @@ agents; solo practice (MS-21) is :class:`MoonShotSoloBatch`, driven by the Gymna
 single and vector envs and the solo VecEnv. The turn loop (seeds, one batched physics call, scoring, MS-14..MS-19) is written
 once, in :meth:`MoonShotBatch.shoot`; the realtime step (MS-18) in
 :meth:`MoonShotBatch.shoot_realtime`. This module also holds what used to sit in the
-PettingZoo adapter: the static configuration :class:`MoonShotConfig` (gymnax's
-``EnvParams``: named fields, apart from the dynamic :class:`~envs.moon_shot.state.GameState`),
-shot execution :func:`run_shots` and the observation :func:`observe`. Rules:
+PettingZoo adapter: the static configuration :class:`MoonShotConfig` (in
+:mod:`envs.moon_shot.config`; gymnax's ``EnvParams``: named fields, apart from the dynamic :class:`~envs.moon_shot.state.GameState`),
+shot execution :func:`run_shots`; the observation (:func:`observe`) is in
+:mod:`envs.moon_shot.observe`, re-exported here. Rules:
 docs/moon_shot.md.
 
 Protocol differences from the board games: an action is a point of [-1, 1]^4 (MS-5), so
@@ -30,9 +31,26 @@ from gymnasium import spaces
 from numba import njit
 
 from envs.core.rng import hash64, splitmix64
+from envs.moon_shot.config import MoonShotConfig
+from envs.moon_shot.observe import OBS_EXTRA, observation_layout, observation_space, observe
 from envs.moon_shot.params import PhysicsParams
 from envs.moon_shot.rules import realtime_step, solo_step, turn_step
 from envs.moon_shot.scoring import KIND_NAMES, ShotScore, score_shots
+
+__all__ = [
+    "ACTION_SIZE",
+    "OBS_EXTRA",
+    "MoonShotBatch",
+    "MoonShotConfig",
+    "MoonShotSoloBatch",
+    "SOLO_OBS_SIZE",
+    "Shots",
+    "check_actions",
+    "observation_layout",
+    "observation_space",
+    "observe",
+    "run_shots",
+]
 from envs.moon_shot.state import (
     CRACK_END,
     GameState,
@@ -44,68 +62,6 @@ from envs.moon_shot.state import (
 )
 
 ACTION_SIZE = 4
-OBS_EXTRA = 10  # entries after the 2P seat-relative block (see observation_layout)
-
-
-# ----------------------------------------------------------------------------- config
-@dataclass(frozen=True)
-class MoonShotConfig:
-    """Static configuration of a Moon Shot game (MS-3, MS-6, MS-16, MS-19, MS-20)."""
-
-    num_players: int = 2
-    noise: float = 1.0
-    close_tube: bool = False
-    full_landing: bool = False
-    full_colony: bool = False
-    target_score: int | None = None
-    max_rounds: int = 30
-    tube_distance: float | None = None  # None: the variant's minimum (MS-3)
-    params: PhysicsParams = dataclasses.field(default_factory=PhysicsParams)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.params, PhysicsParams):
-            raise ValueError(f"params must be a PhysicsParams, got {type(self.params).__name__}")
-        if not np.isfinite(self.noise) or self.noise < 0:
-            raise ValueError(f"noise must be a finite number >= 0, got {self.noise}")
-        if int(self.max_rounds) != self.max_rounds or self.max_rounds < 1:
-            raise ValueError(f"max_rounds must be an integer >= 1, got {self.max_rounds}")
-        if self.target_score is not None and (
-            int(self.target_score) != self.target_score or self.target_score < 1
-        ):
-            raise ValueError(
-                f"target_score must be an integer >= 1 or None, got {self.target_score}"
-            )
-        if self.tube_distance is not None:
-            if not np.isfinite(self.tube_distance) or self.tube_distance < self.min_tube_distance:
-                raise ValueError(
-                    f"tube_distance must be >= {self.min_tube_distance:g} m "
-                    f"({'half' if self.close_tube else 'one'} tube length, MS-3), "
-                    f"got {self.tube_distance}"
-                )
-
-    @property
-    def min_tube_distance(self) -> float:
-        """MS-3 / MS-20: one tube length, half of it with *close tube*."""
-        length = self.params.tube_length
-        return 0.5 * length if self.close_tube else length
-
-    @property
-    def distance(self) -> float:
-        """The tube distance in play (defaults to the variant's minimum)."""
-        return self.min_tube_distance if self.tube_distance is None else float(self.tube_distance)
-
-    def physics_params(self) -> PhysicsParams:
-        """The physics parameters with this game's noise scale and tube distance."""
-        return dataclasses.replace(
-            self.params, noise=float(self.noise), tube_distance=self.distance
-        )
-
-    def check_players(self, low: int = 2, high: int = 8) -> None:
-        """ValueError unless ``num_players`` is an integer in ``low..high``."""
-        if int(self.num_players) != self.num_players or not low <= self.num_players <= high:
-            raise ValueError(
-                f"num_players must be an integer in {low}..{high}, got {self.num_players}"
-            )
 
 
 # ----------------------------------------------------------------------------- shots
@@ -189,76 +145,6 @@ def run_shots(
         score=score,
         frames=None if frames is None else np.asarray(frames),
     )
-
-
-# ----------------------------------------------------------------------------- observation
-def observation_layout(num_players: int) -> list[tuple[str, str]]:
-    """(index range, meaning) rows of the observation vector, for docs and tests."""
-    P = num_players
-    return [
-        (f"0..{P - 1}", "points per seat, own seat first, then the following seats in order"),
-        (
-            f"{P}..{2 * P - 1}",
-            "last-landing recency per seat (same order): 1/(1 + turns since it), 0 = never",
-        ),
-        (f"{2 * P}", "completed rounds"),
-        (f"{2 * P + 1}", "rounds left (max_rounds - completed rounds)"),
-        (f"{2 * P + 2}", "seats until the observer shoots: (seat to shoot - own seat) mod P"),
-        (f"{2 * P + 3}", "own seat index (0 shoots first in a round)"),
-        (f"{2 * P + 4}", "tube distance in metres (MS-3)"),
-        (f"{2 * P + 5}", "close tube variant (0/1)"),
-        (f"{2 * P + 6}", "full landing variant (0/1)"),
-        (f"{2 * P + 7}", "full colony variant (0/1)"),
-        (f"{2 * P + 8}", "target score (0 = none)"),
-        (f"{2 * P + 9}", "noise scale (MS-6)"),
-    ]
-
-
-def observation_space(config: MoonShotConfig) -> spaces.Box:
-    """The AEC/Parallel observation Box for ``config`` (layout: :func:`observation_layout`)."""
-    P = config.num_players
-    high_pts = 2.0 * config.max_rounds
-    low = np.zeros(2 * P + OBS_EXTRA, dtype=np.float32)
-    high = np.concatenate(
-        [
-            np.full(P, high_pts),
-            np.ones(P),
-            [config.max_rounds, config.max_rounds, P - 1, P - 1, max(config.distance, 1.0)],
-            [1, 1, 1, max(config.target_score or 0, 1), max(config.noise, 1.0)],
-        ]
-    ).astype(np.float32)
-    return spaces.Box(low=low, high=high, dtype=np.float32)
-
-
-def observe(state: GameState, seats: np.ndarray, config: MoonShotConfig) -> np.ndarray:
-    """(N, 2P+10) float32 observations of each game from seat ``seats[i]``'s point of view."""
-    N, P = state.scores.shape
-    seats = np.asarray(seats, dtype=np.int64).reshape(N)
-    order = (seats[:, None] + np.arange(P)[None, :]) % P  # own seat first
-    rows = np.arange(N)[:, None]
-    scores = state.scores[rows, order].astype(np.float64)
-    last = state.last_landing[rows, order]
-    since = state.turn[:, None] - 1 - last
-    recency = np.where(last >= 0, 1.0 / (1.0 + since), 0.0)
-    rnd = state.round.astype(np.float64)
-    extra = np.stack(
-        [
-            rnd,
-            config.max_rounds - rnd,
-            ((state.seat - seats) % P).astype(np.float64),
-            seats.astype(np.float64),
-            np.full(N, config.distance),
-            np.full(N, float(config.close_tube)),
-            np.full(N, float(config.full_landing)),
-            np.full(N, float(config.full_colony)),
-            np.full(N, float(config.target_score or 0)),
-            np.full(N, float(config.noise)),
-        ],
-        axis=1,
-    )
-    high = observation_space(config).high
-    obs = np.concatenate([scores, recency, extra], axis=1).astype(np.float32)
-    return np.minimum(obs, high[None, :])
 
 
 # ----------------------------------------------------------------------------- keys
