@@ -10,6 +10,7 @@ size, its position in the batch or the thread count.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -62,3 +63,111 @@ class BatchGame(Protocol):
 
     def observe(self, state: State, seats: np.ndarray) -> np.ndarray:
         """(B, *obs_shape) float32 planes from each given seat's point of view."""
+
+
+# ----------------------------------------------------------------------------- learner step
+
+
+@dataclass
+class LearnerBuffers:
+    """Caller-owned outputs of a fused learner step, allocated once and reused every step.
+
+    ``obs`` holds compact codes (uint8; the facade's ``decode`` or ``obs_scale`` turns
+    them into the float planes of ``observe``) and ``mask`` the legal actions, both for
+    the seat to move (``seat``) after the step and the auto-reset; ``rewards`` and
+    ``done`` are the step's. ``bad`` is the validation's scratch row.
+    """
+
+    obs: np.ndarray
+    mask: np.ndarray
+    rewards: np.ndarray
+    done: np.ndarray
+    seat: np.ndarray
+    bad: np.ndarray
+
+    @classmethod
+    def allocate(
+        cls, batch: int, obs_shape: tuple[int, ...], num_actions: int, num_players: int
+    ) -> LearnerBuffers:
+        """Zeroed buffers for ``batch`` games."""
+        return cls(
+            obs=np.zeros((batch, *obs_shape), np.uint8),
+            mask=np.zeros((batch, num_actions), np.bool_),
+            rewards=np.zeros((batch, num_players), np.float32),
+            done=np.zeros(batch, np.bool_),
+            seat=np.zeros(batch, np.int64),
+            bad=np.zeros(batch, np.bool_),
+        )
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.done.shape[0])
+
+    def bytes_per_step(self) -> int:
+        """Bytes one step writes per game: observation, mask, rewards, done, seat."""
+        parts = (self.obs, self.mask, self.rewards, self.done, self.seat)
+        return sum(a.nbytes for a in parts) // max(self.batch_size, 1)
+
+    def check(self, batch: int, obs_shape: tuple[int, ...], num_actions: int) -> None:
+        """ValueError unless these buffers fit a batch of ``batch`` games of this game."""
+        want = {
+            "obs": ((batch, *obs_shape), np.uint8),
+            "mask": ((batch, num_actions), np.bool_),
+            "done": ((batch,), np.bool_),
+            "seat": ((batch,), np.int64),
+            "bad": ((batch,), np.bool_),
+        }
+        for name, (shape, dtype) in want.items():
+            a = getattr(self, name)
+            if a.shape != shape or a.dtype != dtype or not a.flags.c_contiguous:
+                raise ValueError(
+                    f"learner buffer {name!r} is {a.dtype}{a.shape}, expected a contiguous "
+                    f"{np.dtype(dtype)}{shape}: allocate with the facade's learner_buffers()"
+                )
+        r = self.rewards
+        if r.shape[0] != batch or r.dtype != np.float32 or not r.flags.c_contiguous:
+            raise ValueError(f"learner buffer 'rewards' is {r.dtype}{r.shape}, expected float32")
+
+
+def as_actions(actions: Any, batch: int, num_actions: int, game: str) -> np.ndarray:
+    """``actions`` as a contiguous (batch,) int64 array, or ValueError naming what is wrong.
+
+    Why: the kernels index tables with the action id, so a NaN, a fraction, a wrong
+    length or an id outside ``[0, num_actions)`` must never reach them. Integer arrays
+    pass without a copy when already int64; floats must hold whole numbers. Whether an
+    id is legal in its game is the kernel's check (``-1`` passes here: finished games
+    ignore their action).
+    """
+    a = np.asarray(actions)
+    if a.ndim != 1 or a.shape[0] != batch:
+        raise ValueError(
+            f"{game}: actions must have shape ({batch},) for a batch of {batch} games, "
+            f"got shape {a.shape}"
+        )
+    kind = a.dtype.kind
+    if kind == "f":
+        whole = np.isfinite(a) & (a == np.floor(a))
+        if not whole.all():
+            _raise_bad(game, np.flatnonzero(~whole), a, "not a whole number")
+    elif kind not in "iu":
+        raise ValueError(f"{game}: actions must be integers, got dtype {a.dtype}")
+    # compare before converting: a huge uint64 or float must not wrap into range; -1 is
+    # the "no action" of a finished game (what random_actions returns there)
+    outside = (a < -1) | (a >= num_actions)
+    if outside.any():
+        _raise_bad(game, np.flatnonzero(outside), a, f"outside [-1, {num_actions})")
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def raise_illegal(game: str, bad: np.ndarray, actions: np.ndarray) -> None:
+    """ValueError naming the games whose action is not legal there (batch unchanged)."""
+    _raise_bad(game, np.flatnonzero(bad), actions, "not legal in that game's position")
+
+
+def _raise_bad(game: str, idx: np.ndarray, actions: np.ndarray, why: str) -> None:
+    shown = ", ".join(f"game {int(i)}: {np.asarray(actions)[int(i)].item()!r}" for i in idx[:8])
+    more = f" and {len(idx) - 8} more" if len(idx) > 8 else ""
+    raise ValueError(
+        f"{game}: {len(idx)} action(s) {why} ({shown}{more}); no game was changed. "
+        "Use the legal mask (or validate=False only for actions drawn from it)."
+    )

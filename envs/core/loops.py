@@ -1,4 +1,4 @@
-"""One batch loop, two Numba compiles: a serial one and a ``prange`` (thread-pool) one.
+"""One batch loop, two Numba compiles, and the one place that picks which one runs.
 
 The rule kernels loop over the games of a batch. Large batches want the thread pool;
 small ones (the AEC env's batch of one, a search agent's few candidates) lose more to a
@@ -11,6 +11,21 @@ The parallel compile runs a copy of the function under another ``__qualname__``:
 on-disk cache (``cache=True``) names an entry by module and qualname and keys it by
 signature and bytecode, not by the ``parallel`` flag, so two compiles of one function
 object would read and overwrite each other's cached machine code.
+
+:func:`run_loop` is the only place in the package that chooses between them, by batch
+size and by how much work one call does (results never depend on the choice: each game
+touches only its own rows and its own RNG key):
+
+* fewer than ``SINGLE_THREAD_MIN_BATCH`` games: the serial compile;
+* from ``PARALLEL_MIN_BATCH`` games for calls that run many steps per game (fused
+  self-play), from ``STEP_PARALLEL_MIN_BATCH`` for calls of one step per game: the
+  ``prange`` compile on all of Numba's threads. One step of a small board game is a few
+  milliseconds for the whole batch; on a shared 2-core machine the pool's launch and
+  barrier cost more than they save (measured for Virus Fight at B = 16384 under load:
+  serial 1.0-1.5 M steps/s, prange 0.5 M). Lower it on a machine with idle cores;
+* in between: the ``prange`` compile on one thread (the faster code even then: Numba
+  compiles its body as one function, the serial loop calls the per-game body; and one
+  thread never waits for a busy core).
 """
 
 from __future__ import annotations
@@ -19,7 +34,12 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+import numba
 from numba import njit
+
+SINGLE_THREAD_MIN_BATCH = 64
+PARALLEL_MIN_BATCH = 4096
+STEP_PARALLEL_MIN_BATCH = 1 << 17
 
 
 def serial_and_parallel(loop: Callable[..., Any], **options: Any) -> tuple[Any, Any]:
@@ -36,3 +56,42 @@ def serial_and_parallel(loop: Callable[..., Any], **options: Any) -> tuple[Any, 
     serial = njit(cache=True, **options)(loop)
     parallel = njit(cache=True, parallel=True, **options)(twin)
     return serial, parallel
+
+
+def choose(batch: int, many_steps: bool = False) -> str:
+    """``"serial"``, ``"one thread"`` or ``"parallel"`` for a call over ``batch`` games."""
+    if batch < SINGLE_THREAD_MIN_BATCH:
+        return "serial"
+    threshold = PARALLEL_MIN_BATCH if many_steps else STEP_PARALLEL_MIN_BATCH
+    if batch >= threshold and numba.get_num_threads() > 1:
+        return "parallel"
+    return "one thread"
+
+
+def run_loop(
+    serial: Any,
+    parallel: Any,
+    batch: int,
+    *args: Any,
+    many_steps: bool = False,
+    force: bool | None = None,
+) -> Any:
+    """Call ``serial(*args)`` or ``parallel(*args)`` as :func:`choose` says.
+
+    ``force=True`` / ``False`` runs the prange compile on all threads / the serial one.
+    """
+    if force is not None:
+        return (parallel if force else serial)(*args)
+    how = choose(batch, many_steps)
+    if how == "serial":
+        return serial(*args)
+    if how == "parallel":
+        return parallel(*args)
+    old = numba.get_num_threads()
+    if old == 1:
+        return parallel(*args)
+    numba.set_num_threads(1)
+    try:
+        return parallel(*args)
+    finally:
+        numba.set_num_threads(old)

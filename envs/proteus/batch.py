@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.batch import LearnerBuffers
 from envs.proteus import kernel as K
 from envs.proteus.constants import DEFAULT_MAX_TURNS, NUM_ACTIONS
 from envs.proteus.notation import check_max_turns, format_position, parse_position
@@ -46,8 +47,19 @@ class ProteusBatch:
         return K.legal_mask(state)
 
     def step(
-        self, state: K.KernelState, actions: np.ndarray, auto_reset: bool = False
+        self,
+        state: K.KernelState,
+        actions: np.ndarray,
+        auto_reset: bool = False,
+        validate: bool = True,
     ) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one action per game (finished games ignore theirs, ``-1`` is fine there).
+
+        With ``validate`` (default) a NaN, fraction, wrong length or illegal id raises
+        ValueError naming the games and actions, and no game changes.
+        """
+        if validate:
+            actions = K.check_legal(state, actions)
         return K.step(state, actions, auto_reset)
 
     def random_actions(self, state: K.KernelState) -> np.ndarray:
@@ -58,6 +70,34 @@ class ProteusBatch:
 
     def observe(self, state: K.KernelState, seats: np.ndarray) -> np.ndarray:
         return K.observe(state, seats)
+
+    # ------------------------------------------------------------------ learner step
+    def learner_buffers(self, batch_size: int) -> LearnerBuffers:
+        """Outputs of :meth:`learner_step` for ``batch_size`` games (allocate once, reuse)."""
+        return LearnerBuffers.allocate(batch_size, OBS_SHAPE, NUM_ACTIONS, self.num_players)
+
+    def learner_step(
+        self,
+        state: K.KernelState,
+        actions: np.ndarray,
+        out: LearnerBuffers,
+        validate: bool = True,
+    ) -> LearnerBuffers:
+        """Validate, apply, auto-reset, then the next compact observation and mask of the
+        seat to move, rewards and done flags into ``out``: one kernel call."""
+        return K.learner_step(state, actions, out, validate)
+
+    def learner_view(self, state: K.KernelState, out: LearnerBuffers) -> LearnerBuffers:
+        """The compact observation and mask of every game's seat to move (no step)."""
+        K.learner_view(state, out)
+        return out
+
+    #: float value of one compact observation code, per plane (``decode``)
+    obs_scale = K.OBS_SCALE
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        """float32 planes of compact observations (the consumer's side)."""
+        return K.decode(codes)
 
     # ------------------------------------------------------------------ extras
     def random_step(self, state: K.KernelState, n_steps: int = 1) -> int:

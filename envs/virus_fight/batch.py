@@ -7,55 +7,28 @@ the programs an observer has not seen by random programs of the same rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
+from envs.core import loops
+from envs.core.batch import LearnerBuffers, as_actions, raise_illegal
 from envs.virus_fight import kernel as K
+from envs.virus_fight.params import C_MAXPROG, C_SEGLEN, VirusFightParams
+from envs.virus_fight.state import VFState
 
 DEFAULT_BOARD = {2: 5, 3: 6, 4: 7}  # VF-4
 #: VF-17 history slots a new game gets (capped at ``max_rounds + 1``); ``reserve`` grows a
 #: state's history when a game gets near the end of it, so the memory of a reset does not
 #: depend on ``max_rounds`` (``max_rounds=10**7`` once took 1.3 GB per reset)
 HIST_START = 256
-#: ``selfplay`` (many steps per call) uses the multi-threaded kernel (prange) for batches
-#: at least this large, the serial twin below it
-PARALLEL_MIN_BATCH = 4096
-#: the one-step calls (step, random_actions, legal_mask, observe, init) go multi-threaded
-#: only from this size: each call is a few milliseconds of work, and on a shared 2-core
-#: machine the thread-pool launch and barrier cost more than they save (measured: serial
-#: 1.0-1.5 M steps/s against 0.5 M for prange at batch 16384 under load). Lower it on a
-#: machine with idle cores.
-STEP_PARALLEL_MIN_BATCH = 1 << 17
+#: deprecated aliases: serial or parallel is chosen in ``envs.core.loops`` only
+PARALLEL_MIN_BATCH = loops.PARALLEL_MIN_BATCH
+STEP_PARALLEL_MIN_BATCH = loops.STEP_PARALLEL_MIN_BATCH
 
 
-def _pick(batch: int, parallel: Any, serial: Any, fused: bool = False) -> Any:
-    threshold = PARALLEL_MIN_BATCH if fused else STEP_PARALLEL_MIN_BATCH
-    if batch < threshold or numba.get_num_threads() == 1:
-        return serial
-    return parallel
-
-
-@dataclass
-class VFState:
-    """A batch of Virus Fight games (see ``kernel`` for the meaning of each array)."""
-
-    bb: np.ndarray  # (B, 13) uint64
-    cells: np.ndarray  # (B, 64) int8
-    marker: np.ndarray  # (B, 4) int8
-    supply: np.ndarray  # (B, 4, 12) int8
-    info: np.ndarray  # (B, NINFO) int32
-    rng: np.ndarray  # (B,) uint64
-    hist: np.ndarray  # (B, max_rounds + 1, 8) uint64
-
-    @property
-    def batch_size(self) -> int:
-        return int(self.bb.shape[0])
-
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        return (self.bb, self.cells, self.marker, self.supply, self.info, self.rng, self.hist)
+def _run(serial: Any, parallel: Any, batch: int, *args: Any, many_steps: bool = False) -> Any:
+    return loops.run_loop(serial, parallel, batch, *args, many_steps=many_steps)
 
 
 class VirusFightBatch:
@@ -82,6 +55,11 @@ class VirusFightBatch:
         self.board_size = int(board_size)
         self.max_rounds = int(max_rounds)
         self.cfg, self.seg = K.make_geometry(self.board_size, self.num_players, self.max_rounds)
+        #: the static parameters by name (the kernels read the same numbers from ``cfg``)
+        self.params = VirusFightParams.from_cfg(self.cfg)
+        #: float value of one compact observation code, per plane (``decode``)
+        self.obs_scale = K.obs_scale(self.num_players)
+        self._label = f"virus_fight ({self.num_players} players)"
         self.num_actions = K.num_actions(self.board_size)
         self.obs_shape = (K.obs_channels(self.num_players), self.board_size, self.board_size)
 
@@ -108,8 +86,17 @@ class VirusFightBatch:
     def init(self, batch_size: int, seed: int) -> VFState:
         """New games at the start of setup; game i's key comes from (seed, i)."""
         st = self.empty(batch_size)
-        init = _pick(batch_size, K.init, K.init_serial)
-        init(st.bb, st.cells, st.marker, st.supply, st.info, self.cfg)
+        _run(
+            K.init_serial,
+            K.init,
+            batch_size,
+            st.bb,
+            st.cells,
+            st.marker,
+            st.supply,
+            st.info,
+            self.cfg,
+        )
         st.rng[:] = K.seed_keys(np.uint64(seed & 0xFFFFFFFFFFFFFFFF), batch_size)
         return st
 
@@ -127,19 +114,44 @@ class VirusFightBatch:
 
     def legal_mask(self, state: VFState) -> np.ndarray:
         out = np.zeros((state.batch_size, self.num_actions), dtype=np.bool_)
-        _pick(state.batch_size, K.legal_mask, K.legal_mask_serial)(
-            state.bb, state.cells, state.marker, state.supply, state.info, self.seg, self.cfg, out
+        _run(
+            K.legal_mask_serial,
+            K.legal_mask,
+            state.batch_size,
+            state.bb,
+            state.cells,
+            state.marker,
+            state.supply,
+            state.info,
+            self.seg,
+            self.cfg,
+            out,
         )
         return out
 
     def step(
-        self, state: VFState, actions: np.ndarray, auto_reset: bool = False
+        self,
+        state: VFState,
+        actions: np.ndarray,
+        auto_reset: bool = False,
+        validate: bool = True,
     ) -> tuple[np.ndarray, np.ndarray]:
-        acts = np.ascontiguousarray(actions, dtype=np.int64)
+        """Apply one action per game (finished games ignore theirs, ``-1`` is fine there).
+
+        With ``validate`` (default) a NaN, fraction, wrong length or illegal id raises
+        ValueError naming the games and actions, and no game changes.
+        """
+        if validate:
+            acts = self.check_legal(state, actions)
+        else:
+            acts = np.ascontiguousarray(actions, dtype=np.int64)
         rew = np.zeros((state.batch_size, self.num_players), np.float32)
         done = np.zeros(state.batch_size, np.bool_)
         self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
-        _pick(state.batch_size, K.step, K.step_serial)(
+        _run(
+            K.step_serial,
+            K.step,
+            state.batch_size,
             state.bb,
             state.cells,
             state.marker,
@@ -156,9 +168,101 @@ class VirusFightBatch:
         )
         return rew, done
 
+    def check_legal(self, state: VFState, actions: np.ndarray) -> np.ndarray:
+        """``actions`` as int64 if every running game's action is legal, else ValueError."""
+        acts = as_actions(actions, state.batch_size, self.num_actions, self._label)
+        bad = np.zeros(state.batch_size, np.bool_)
+        nbad = _run(
+            K.validate_serial,
+            K.validate,
+            state.batch_size,
+            state.bb,
+            state.cells,
+            state.marker,
+            state.supply,
+            state.info,
+            self.seg,
+            self.cfg,
+            acts,
+            bad,
+        )
+        if nbad:
+            raise_illegal(self._label, bad, acts)
+        return acts
+
+    # ------------------------------------------------------------------ learner step
+    def learner_buffers(self, batch_size: int) -> LearnerBuffers:
+        """Outputs of :meth:`learner_step` for ``batch_size`` games (allocate once, reuse)."""
+        return LearnerBuffers.allocate(
+            batch_size, self.obs_shape, self.num_actions, self.num_players
+        )
+
+    def learner_step(
+        self, state: VFState, actions: np.ndarray, out: LearnerBuffers, validate: bool = True
+    ) -> LearnerBuffers:
+        """Validate, apply, auto-reset, then the next compact observation and mask of the
+        seat to act, rewards and done flags into ``out``: one kernel call.
+
+        ``rewards[g, s]`` is seat s's final reward when it is done in this step (its game
+        ended or it was eliminated), else 0. With ``validate`` (default) an illegal action
+        raises ValueError naming the games and actions, and no game changes;
+        ``validate=False`` is for actions drawn from the mask.
+        """
+        acts = as_actions(actions, state.batch_size, self.num_actions, self._label)
+        out.check(state.batch_size, self.obs_shape, self.num_actions)
+        self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
+        nbad = _run(
+            K.learner_step_serial,
+            K.learner_step,
+            state.batch_size,
+            *state.arrays(),
+            self.seg,
+            self.cfg,
+            acts,
+            bool(validate),
+            out.obs,
+            out.mask,
+            out.rewards,
+            out.done,
+            out.seat,
+            out.bad,
+        )
+        if nbad:
+            raise_illegal(self._label, out.bad, acts)
+        return out
+
+    def learner_view(self, state: VFState, out: LearnerBuffers) -> LearnerBuffers:
+        """The compact observation and mask of every game's seat to act (no step)."""
+        out.check(state.batch_size, self.obs_shape, self.num_actions)
+        _run(
+            K.learner_view_serial,
+            K.learner_view,
+            state.batch_size,
+            state.bb,
+            state.cells,
+            state.marker,
+            state.supply,
+            state.info,
+            self.seg,
+            self.cfg,
+            out.obs,
+            out.mask,
+            out.seat,
+        )
+        out.rewards[:] = 0.0
+        out.done[:] = False
+        return out
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        """float32 planes of compact observations (the consumer's side)."""
+        return K.decode(codes, self.num_players)
+
     def random_actions(self, state: VFState) -> np.ndarray:
         out = np.empty(state.batch_size, np.int64)
-        _pick(state.batch_size, K.random_actions, K.random_actions_serial)(
+        _run(
+            K.random_actions_serial,
+            K.random_actions,
+            state.batch_size,
             state.bb,
             state.cells,
             state.marker,
@@ -176,7 +280,10 @@ class VirusFightBatch:
 
     def observe(self, state: VFState, seats: np.ndarray) -> np.ndarray:
         out = np.empty((state.batch_size, *self.obs_shape), np.float32)
-        _pick(state.batch_size, K.observe, K.observe_serial)(
+        _run(
+            K.observe_serial,
+            K.observe,
+            state.batch_size,
             state.bb,
             state.cells,
             state.marker,
@@ -197,7 +304,10 @@ class VirusFightBatch:
         left = int(steps)
         while left > 0:  # chunks whose round starts fit the history
             n = self._room(state, left)
-            _pick(state.batch_size, K.selfplay, K.selfplay_serial, fused=True)(
+            _run(
+                K.selfplay_serial,
+                K.selfplay,
+                state.batch_size,
                 state.bb,
                 state.cells,
                 state.marker,
@@ -210,6 +320,7 @@ class VirusFightBatch:
                 n,
                 rew,
                 stats,
+                many_steps=True,
             )
             left -= n
         return stats
@@ -265,8 +376,8 @@ class VirusFightBatch:
         """
         out = self.copy(state)
         P = self.num_players
-        seglen = int(self.cfg[4])
-        maxprog = int(self.cfg[5])
+        seglen = int(self.cfg[C_SEGLEN])
+        maxprog = int(self.cfg[C_MAXPROG])
         for g in range(out.batch_size):
             if out.info[g, K.I_PHASE] != K.PH_SETUP:
                 continue

@@ -12,6 +12,7 @@ import numpy as np
 from envs.virus_fight import kernel as K
 from envs.virus_fight.batch import VFState, VirusFightBatch
 from envs.virus_fight.notation import piece_to_str
+from envs.virus_fight.params import C_FULL, C_SEGMASK
 
 PHASE_WORDS = {
     K.PH_SETUP: "setup",
@@ -26,8 +27,8 @@ def _hidden(game: VirusFightBatch, st: VFState, g: int, viewer: int | None) -> n
     """Bitboard of the squares ``viewer`` may not see (other programs during setup)."""
     if viewer is None or st.info[g, K.I_PHASE] != K.PH_SETUP:
         return np.uint64(0)
-    full = np.uint64(game.cfg[6])
-    own = np.uint64(game.cfg[9 + viewer])
+    full = np.uint64(game.cfg[C_FULL])
+    own = np.uint64(game.cfg[C_SEGMASK + viewer])
     return full & ~own
 
 
@@ -39,7 +40,7 @@ def ansi(game: VirusFightBatch, st: VFState, g: int = 0, viewer: int | None = No
     if hidden:
         for s in range(P):
             if s != viewer:
-                others |= int(np.uint64(game.cfg[9 + s]))
+                others |= int(np.uint64(game.cfg[C_SEGMASK + s]))
     markers = {int(st.marker[g, s]): s for s in range(P) if st.marker[g, s] >= 0}
     lines = []
     for r in range(n):

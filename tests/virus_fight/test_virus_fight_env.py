@@ -355,13 +355,13 @@ def test_random_action_is_the_canonical_draw() -> None:
 
 
 def test_serial_and_parallel_kernels_agree() -> None:
-    import envs.virus_fight.batch as B
+    import envs.core.loops as B
 
     g = VirusFightBatch(2)
     runs = []
     for threshold in (1, 10**9):  # parallel kernels, then serial ones
-        old = (B.PARALLEL_MIN_BATCH, B.STEP_PARALLEL_MIN_BATCH)
-        B.PARALLEL_MIN_BATCH = B.STEP_PARALLEL_MIN_BATCH = threshold
+        old = (B.PARALLEL_MIN_BATCH, B.STEP_PARALLEL_MIN_BATCH, B.SINGLE_THREAD_MIN_BATCH)
+        B.PARALLEL_MIN_BATCH = B.STEP_PARALLEL_MIN_BATCH = B.SINGLE_THREAD_MIN_BATCH = threshold
         try:
             st = g.init(300, seed=8)
             for _ in range(150):
@@ -369,7 +369,7 @@ def test_serial_and_parallel_kernels_agree() -> None:
             stats = g.selfplay(st, 50)
             runs.append((st, stats, g.observe(st, np.zeros(300, np.int64)), g.legal_mask(st)))
         finally:
-            B.PARALLEL_MIN_BATCH, B.STEP_PARALLEL_MIN_BATCH = old
+            B.PARALLEL_MIN_BATCH, B.STEP_PARALLEL_MIN_BATCH, B.SINGLE_THREAD_MIN_BATCH = old
     for x, y in zip(runs[0][0].arrays(), runs[1][0].arrays(), strict=True):
         assert np.array_equal(x, y)
     for x, y in zip(runs[0][1:], runs[1][1:], strict=True):

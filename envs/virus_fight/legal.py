@@ -1,0 +1,323 @@
+"""Virus Fight legality: the one enumeration of the seat to act's legal actions (VF-9..VF-15).
+
+Why one enumeration: the legal mask, the uniformly random legal action, the n-th legal
+action and the validation of a caller's action all derive from :func:`_legal_set`, so a
+rule changes in one place. The legal set of one game is a tuple of eight words (kept in
+registers, never materialised as a mask):
+
+===========  =========================================================================
+word         meaning
+===========  =========================================================================
+``dest``     cells a piece may be put on (setup VF-10/VF-11, WRITE VF-14)
+``avail``    pieces (12 bits, ``3 * kind + size - 1``) left in the seat's supply
+``marks``    cells the marker may go to (setup end, JUMP VF-14, marker step VF-15)
+``erase``    ERASE targets (VF-14)
+``block``    MOVE: the active block (VF-14, VF-8); a piece ``f`` of ``movable`` may
+``movable``  go to the empty cells next to ``block`` without ``f`` (``_move_dests``)
+``occ``      occupied cells (for ``_move_dests``)
+``npass``    1 when the pass is legal (WRITE, MOVE, ERASE without a target), else 0
+===========  =========================================================================
+
+Canonical order (the n-th legal action) is ascending action id: puts (piece, cell),
+moves (from, to), erase targets, marker cells, pass. The random draw is
+``nth(rand(count))`` with one draw per decision, as it always was (same seeds, same games).
+The legal set and its decoders are inlined by Numba (``inline="always"``), so the
+derived forms cost what the hand-fused samplers did.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from envs.virus_fight.board import _bit, _flood, _markerbits, _nbrs, _nth_bit, _popcount, _rand, _tz
+from envs.virus_fight.constants import (
+    ERASE,
+    I_CUR,
+    I_NSET,
+    I_PHASE,
+    I_RHI,
+    I_RLO,
+    JUMP,
+    NPIECE,
+    OCC,
+    PH_OVER,
+    PH_SETUP,
+    PH_STEP,
+    U0,
+    U1,
+    WRITE,
+    action_offsets,
+)
+from envs.virus_fight.params import C_CELLS, C_MAXPROG, C_N, C_PLAYERS, C_SEGLEN
+
+
+@njit(cache=True, error_model="numpy")
+def _move_sources(g, bb, marker, info, cfg):
+    """(active block, movable pieces) of the seat to act (VF-14 MOVE, VF-8)."""
+    s = info[g, I_CUR]
+    occ = bb[g, OCC]
+    block = _flood(_bit(marker[g, s]), occ, cfg)
+    return block, block & ~_markerbits(g, marker, info, cfg[C_PLAYERS])
+
+
+@njit(cache=True, error_model="numpy")
+def _write_targets(g, bb, marker, info, cfg):
+    """Empty cells orthogonally adjacent to the active block (VF-14 WRITE)."""
+    s = info[g, I_CUR]
+    occ = bb[g, OCC]
+    block = _flood(_bit(marker[g, s]), occ, cfg)
+    return _nbrs(block, cfg) & ~occ
+
+
+@njit(cache=True, error_model="numpy")
+def _erase_targets(g, bb, marker, info, cfg):
+    """Cells next to an ERASE instruction of the active block, empty or unprotected (VF-14)."""
+    s = info[g, I_CUR]
+    occ = bb[g, OCC]
+    block = _flood(_bit(marker[g, s]), occ, cfg)
+    erasers = block & (bb[g, 9] | bb[g, 10] | bb[g, 11])
+    return _nbrs(erasers, cfg) & ~_markerbits(g, marker, info, cfg[C_PLAYERS])
+
+
+@njit(cache=True, error_model="numpy")
+def _jump_targets(g, bb, marker, info, cfg):
+    """Unmarked instructions of the active block or of any empty block (VF-14 JUMP, VF-7)."""
+    s = info[g, I_CUR]
+    occ = bb[g, OCC]
+    mk = _markerbits(g, marker, info, cfg[C_PLAYERS])
+    block = _flood(_bit(marker[g, s]), occ, cfg)
+    marked_blocks = _flood(mk, occ, cfg)
+    return (block | (occ & ~marked_blocks)) & ~mk
+
+
+@njit(cache=True, error_model="numpy")
+def _step_targets(g, bb, marker, info, cfg):
+    """Unmarked instructions orthogonally adjacent to the executed one (VF-15)."""
+    s = info[g, I_CUR]
+    return (
+        _nbrs(_bit(marker[g, s]), cfg) & bb[g, OCC] & ~_markerbits(g, marker, info, cfg[C_PLAYERS])
+    )
+
+
+@njit(cache=True, error_model="numpy")
+def _setup_cells(g, info, seg, cfg):
+    """Setup: segment cells where the next instruction may go (VF-10, VF-11)."""
+    s = info[g, I_CUR]
+    nset = info[g, I_NSET]
+    seglen = cfg[C_SEGLEN]
+    m = U0
+    if nset >= cfg[C_MAXPROG]:
+        return m
+    if nset == 0:
+        for i in range(seglen):
+            m |= _bit(seg[s, i])
+        return m
+    lo = info[g, I_RLO]
+    hi = info[g, I_RHI]
+    if lo > 0:
+        m |= _bit(seg[s, lo - 1])
+    if hi < seglen - 1:
+        m |= _bit(seg[s, hi + 1])
+    return m
+
+
+@njit(cache=True, error_model="numpy")
+def _setup_marks(g, info, seg):
+    s = info[g, I_CUR]
+    m = U0
+    if info[g, I_NSET] > 0:
+        for i in range(info[g, I_RLO], info[g, I_RHI] + 1):
+            m |= _bit(seg[s, i])
+    return m
+
+
+# --------------------------------------------------------------------------- the legal set
+@njit(cache=True, error_model="numpy", inline="always")
+def _avail(g, supply, s):
+    """12-bit mask of the pieces left in seat ``s``'s supply."""
+    m = 0
+    for p in range(NPIECE):
+        if supply[g, s, p] > 0:
+            m |= 1 << p
+    return m
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _move_dests(block, f, occ, cfg):
+    """VF-14 MOVE: empty cells next to the active block once piece ``f`` has left it."""
+    return _nbrs(block & ~_bit(f), cfg) & ~occ
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _legal_set(g, bb, cells, marker, supply, info, seg, cfg):
+    """The legal actions of game g's seat to act as bit groups (module docstring)."""
+    ph = info[g, I_PHASE]
+    s = info[g, I_CUR]
+    if ph == PH_OVER:
+        return U0, 0, U0, U0, U0, U0, U0, 0
+    if ph == PH_SETUP:
+        dest = _setup_cells(g, info, seg, cfg)
+        return dest, _avail(g, supply, s), _setup_marks(g, info, seg), U0, U0, U0, U0, 0
+    if ph == PH_STEP:
+        return U0, 0, _step_targets(g, bb, marker, info, cfg), U0, U0, U0, U0, 0
+    kind = cells[g, marker[g, s]] // 3
+    if kind == JUMP:
+        return U0, 0, _jump_targets(g, bb, marker, info, cfg), U0, U0, U0, U0, 0
+    if kind == ERASE:
+        t = _erase_targets(g, bb, marker, info, cfg)
+        return U0, 0, U0, t, U0, U0, U0, 1 if t == U0 else 0
+    if kind == WRITE:
+        dest = _write_targets(g, bb, marker, info, cfg)
+        return dest, _avail(g, supply, s), U0, U0, U0, U0, U0, 1
+    block, movable = _move_sources(g, bb, marker, info, cfg)
+    return U0, 0, U0, U0, block, movable, bb[g, OCC], 1
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _count(L, cfg):
+    """Number of legal actions in the legal set ``L`` (0 once the game is over)."""
+    dest, avail, marks, erase, block, movable, occ, npass = L
+    n = npass
+    if dest:  # (each group is tested first: most positions have one or two)
+        n += _popcount(np.uint64(avail)) * _popcount(dest)
+    if marks:
+        n += _popcount(marks)
+    if erase:
+        n += _popcount(erase)
+    x = movable
+    while x:
+        f = _tz(x)
+        x &= x - U1
+        n += _popcount(_move_dests(block, f, occ, cfg))
+    return n
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _nth_action(L, r, cfg):
+    """The r-th legal action of ``L`` in canonical order (0 <= r < ``_count``), else -1."""
+    dest, avail, marks, erase, block, movable, occ, npass = L
+    N = cfg[C_CELLS]
+    _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[C_N])
+    if dest:
+        nd = _popcount(dest)
+        n_put = _popcount(np.uint64(avail)) * nd
+        if r < n_put:
+            return _nth_bit(np.uint64(avail), r // nd) * N + _nth_bit(dest, r % nd)
+        r -= n_put
+    x = movable
+    while x:
+        f = _tz(x)
+        x &= x - U1
+        d = _move_dests(block, f, occ, cfg)
+        c = _popcount(d)
+        if r < c:
+            return o_move + f * N + _nth_bit(d, r)
+        r -= c
+    if erase:
+        c = _popcount(erase)
+        if r < c:
+            return o_erase + _nth_bit(erase, r)
+        r -= c
+    if marks:
+        c = _popcount(marks)
+        if r < c:
+            return o_mark + _nth_bit(marks, r)
+        r -= c
+    if r < npass:
+        return o_pass
+    return -1
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _is_legal(L, a, cfg):
+    """Whether action ``a`` is in the legal set ``L`` (the check of a caller's action)."""
+    dest, avail, marks, erase, block, movable, occ, npass = L
+    N = cfg[C_CELLS]
+    _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[C_N])
+    if a < 0 or a > o_pass:
+        return False
+    if a < o_move:
+        return ((avail >> (a // N)) & 1) == 1 and ((dest >> np.uint64(a % N)) & U1) == U1
+    if a < o_erase:
+        f = (a - o_move) // N
+        t = (a - o_move) % N
+        if not (movable >> np.uint64(f)) & U1:
+            return False
+        return ((_move_dests(block, f, occ, cfg) >> np.uint64(t)) & U1) == U1
+    if a < o_mark:
+        return ((erase >> np.uint64(a - o_erase)) & U1) == U1
+    if a < o_pass:
+        return ((marks >> np.uint64(a - o_mark)) & U1) == U1
+    return npass == 1
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _fill_from(L, cfg, row):
+    """Write the legal set ``L`` into the bool row (cleared first)."""
+    dest, avail, marks, erase, block, movable, occ, npass = L
+    N = cfg[C_CELLS]
+    _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[C_N])
+    row[:] = False
+    for p in range(NPIECE):
+        if (avail >> p) & 1:
+            x = dest
+            while x:
+                row[p * N + _tz(x)] = True
+                x &= x - U1
+    y = movable
+    while y:
+        f = _tz(y)
+        y &= y - U1
+        x = _move_dests(block, f, occ, cfg)
+        while x:
+            row[o_move + f * N + _tz(x)] = True
+            x &= x - U1
+    x = erase
+    while x:
+        row[o_erase + _tz(x)] = True
+        x &= x - U1
+    x = marks
+    while x:
+        row[o_mark + _tz(x)] = True
+        x &= x - U1
+    if npass:
+        row[o_pass] = True
+
+
+# --------------------------------------------------------------------------- derived forms
+@njit(cache=True, error_model="numpy")
+def _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, pick):
+    """(number of legal actions, the pick-th of them in canonical order or -1).
+
+    With pick < 0 (or out of range) only counts.
+    """
+    L = _legal_set(g, bb, cells, marker, supply, info, seg, cfg)
+    n = _count(L, cfg)
+    if pick < 0 or pick >= n:
+        return n, -1
+    return n, _nth_action(L, pick, cfg)
+
+
+@njit(cache=True, error_model="numpy")
+def _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg):
+    """A uniformly random legal action of game g from its own key (-1 when over):
+    ``_nth_legal(.., _rand(rng, g, count))``, one draw per decision."""
+    if info[g, I_PHASE] == PH_OVER:
+        return -1
+    L = _legal_set(g, bb, cells, marker, supply, info, seg, cfg)
+    return _nth_action(L, _rand(rng, g, _count(L, cfg)), cfg)
+
+
+@njit(cache=True, error_model="numpy")
+def _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, row):
+    """Write the legal actions of game g into the bool row (cleared first)."""
+    _fill_from(_legal_set(g, bb, cells, marker, supply, info, seg, cfg), cfg, row)
+
+
+@njit(cache=True, error_model="numpy")
+def _legal_of(g, bb, cells, marker, supply, info, seg, cfg, a):
+    """Whether action ``a`` is legal in game g (False once the game is over)."""
+    if info[g, I_PHASE] == PH_OVER:
+        return False
+    return _is_legal(_legal_set(g, bb, cells, marker, supply, info, seg, cfg), a, cfg)
