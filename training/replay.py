@@ -173,6 +173,24 @@ document.addEventListener('keydown', function(e){
 });
 const m = /move=(\\d+)/.exec(location.hash);
 show(m ? parseInt(m[1], 10) : 0, false);
+if (/selftest/.test(location.hash)) {  // page.html#selftest: drive every control once
+  const N = D.frames.length - 1, r = [];
+  function key(k){ document.dispatchEvent(new KeyboardEvent('keydown', {key: k})); }
+  show(0, false);
+  document.getElementById('next').click(); r.push(step === 1);
+  key('ArrowRight'); r.push(step === Math.min(2, N));
+  key('End'); r.push(step === N);
+  key('ArrowLeft'); r.push(step === N - 1);
+  document.getElementById('first').click(); r.push(step === 0);
+  document.getElementById('last').click(); r.push(step === N);
+  document.getElementById('prev').click(); r.push(step === N - 1);
+  key('Home'); r.push(step === 0);
+  slider.value = String(N); slider.dispatchEvent(new Event('input')); r.push(step === N);
+  moves.children[0].click(); r.push(step === 1);
+  playBtn.click(); r.push(timer !== null && playBtn.textContent === 'pause');
+  playBtn.click(); r.push(timer === null && playBtn.textContent === 'play');
+  document.body.setAttribute('data-selftest', r.every(Boolean) ? 'pass' : 'fail ' + r.join(','));
+}
 document.body.setAttribute('data-ready', '1');
 })();
 """

@@ -1,6 +1,7 @@
 """The replay pages in a real browser (issue #13 item 2): headless Chromium (Debian's
 ``chromium`` package, which ``.ci/run`` installs) loads each game's page with no console
-message and no script error, the script runs (``data-ready``), and screenshots at
+message and no script error, the script runs (``data-ready``), every control works
+(``#selftest``: buttons, keys, slider, move list, play / pause), and screenshots at
 different moves differ where the moves change the board. Skipped where no Chromium is
 installed, except under CI (``CI`` set), where a missing browser fails the test."""
 
@@ -80,6 +81,10 @@ def test_page_in_chromium(browser: str, records, tmp_path: Path, game: str) -> N
     assert f'data-step="{last}"' in body.group(0)  # ...and opened at the asked move
     assert "data-errors" not in body.group(0)
     assert re.search(r'<div id="board"><svg', dom)  # the board is drawn
+    # every control once (buttons, keys, slider, move list, play / pause), in the page
+    res = _chromium(browser, tmp_path / "profile-self", "--dump-dom", f"{url}#selftest")
+    assert not _console(res.stderr), _console(res.stderr)
+    assert 'data-selftest="pass"' in res.stdout, re.findall(r'data-selftest="[^"]*"', res.stdout)
     first = _screenshot(browser, tmp_path, f"{url}#move=0", "first")
     end = _screenshot(browser, tmp_path, f"{url}#move={last}", "last")
     assert first.shape == end.shape
