@@ -61,6 +61,7 @@ class Section:
     openskill: dict[str, AgentRating]
     plots: dict[str, Path] = field(default_factory=dict)
     replays: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # records that no longer replay
 
 
 def read_matches(db: str | Path) -> dict[tuple[str, str], list[MatchRecord]]:
@@ -194,12 +195,18 @@ def _pair_key(a: str, b: str) -> tuple[str, str]:
 
 def write_replays(db: str | Path, sec: Section, out: Path, per_pair: int) -> None:
     """Replay pages of up to ``per_pair`` games of each pairing (from the stored records)."""
+    from envs.core.records import ReplayMismatch
     from training.ladder_records import list_records, load_record
     from training.replay import write_replay
 
     if per_pair <= 0:
         return
     rows = list_records(db, sec.game, sec.config)
+    if not rows:
+        sec.problems.append(
+            "No replays: the database holds no game records of these games (they were"
+            " stored before schema version 2)."
+        )
     count: dict[tuple[str, str], int] = {}
     for rid, _, _, seating, idx in rows:
         agents = seating.split("|")
@@ -208,7 +215,12 @@ def write_replays(db: str | Path, sec: Section, out: Path, per_pair: int) -> Non
             continue
         rec = load_record(db, rid)
         name = f"replays/{_stem(sec)}_{rid}.html"
-        write_replay(rec, out / name, f"{sec.game}: {' vs '.join(agents)} (game {idx})")
+        try:
+            write_replay(rec, out / name, f"{sec.game}: {' vs '.join(agents)} (game {idx})")
+        except (ReplayMismatch, ValueError) as exc:  # e.g. recorded before a rules fix
+            ver = rec.versions.get("tabletop-arena", "?")
+            sec.problems.append(f"record {rid} does not replay ({exc}; recorded with {ver})")
+            continue
         label = f"{' vs '.join(agents)} #{idx}"
         for p in pairs:
             if count.get(p, 0) < per_pair:
@@ -290,6 +302,7 @@ def _notes(sec: Section) -> list[str]:
         )
     else:
         out.append("The ranking agrees with every head-to-head result.")
+    out += sec.problems
     out.append(
         f"α-Rank: OpenSpiel egt.alpharank, single population, α → ∞. Nash averaging: {st.nash.solver}."
         " Intervals: Wilson 95 %."

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.records import GameRecord, read_records, replay
+from envs.core.records import GameRecord, ReplayMismatch, read_records, replay
 from envs.core.scene import Scene, to_rgb, to_svg
 
 
@@ -320,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fps", type=float, default=2.0, help="positions per second in GIF / MP4")
     ap.add_argument("--list", action="store_true", help="list the records of a database")
     args = ap.parse_args(argv)
+    record: GameRecord | None = None
     try:
         if args.list:
             from training.ladder_records import list_records
@@ -338,7 +339,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"gif: {export_gif(record, args.gif, args.fps)}")
         if args.mp4:
             print(f"mp4: {export_mp4(record, args.mp4, args.fps)}")
-    except (ValueError, KeyError, FileNotFoundError, ImportError, AssertionError) as exc:
+    except ReplayMismatch as exc:
+        ver = record.versions.get("tabletop-arena", "?") if record else "?"
+        print(f"arena replay: the record does not replay: {exc} (recorded with {ver})")
+        return 2
+    except (ValueError, KeyError, FileNotFoundError, ImportError) as exc:
         print(f"arena replay: {exc}")
         return 2
     return 0

@@ -133,3 +133,31 @@ def test_openskill_table_is_kept_for_reference() -> None:
     recs = _games({("b", "a"): (6, 2, 2)})
     rows = {r.name: r for r in compute_ratings(recs, ["a", "b"])}
     assert rows["b"].wins == 6 and rows["b"].draws == 2 and rows["b"].losses == 2
+
+
+def test_report_survives_old_and_stale_records(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A game whose record no longer replays (e.g. stored before a rules fix) is named in
+    the report instead of failing it; ``arena replay`` says why; a database without
+    records (schema 1) reports without replays."""
+    import json
+    import sqlite3
+
+    from training.cli import main as arena
+    from training.ladder import run_ladder
+
+    db = tmp_path / "ladder.sqlite"
+    run_ladder("proteus", ["random", "heuristic"], games_per_pair=2, db=db, out=None, seed=2)
+    with sqlite3.connect(db) as conn:
+        rid, text = conn.execute("SELECT id, record FROM records ORDER BY id").fetchone()
+        rec = json.loads(text)
+        rec["rewards"] = [-x for x in rec["rewards"]]
+        conn.execute("UPDATE records SET record=? WHERE id=?", (json.dumps(rec), rid))
+    assert arena(["ladder", "report", str(db), "--out", str(tmp_path / "r")]) == 0
+    assert f"record {rid} does not replay" in (tmp_path / "r" / "report.md").read_text()
+    assert arena(["replay", str(db), str(rid), "--out", str(tmp_path / "x.html")]) == 2
+    assert "does not replay: rewards" in capsys.readouterr().out
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE records")
+        conn.execute("DROP TABLE meta")
+    assert arena(["ladder", "report", str(db), "--out", str(tmp_path / "old")]) == 0
+    assert "No replays" in (tmp_path / "old" / "report.md").read_text()
