@@ -413,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(json.loads(Path(args.table).read_text())))
         return 0
 
-    chosen = [m for m in MUTANTS if (not args.only or m.id in args.only)]
+    by_id = {m.id: m for m in MUTANTS}
+    chosen = [by_id[i] for i in args.only if i in by_id] if args.only else list(MUTANTS)
     chosen = [m for m in chosen if not args.game or m.game == args.game]
     if args.order == "interleaved":
         chosen = interleave(chosen)
