@@ -105,7 +105,8 @@ const label = document.getElementById('label'), moves = document.getElementById(
 const playBtn = document.getElementById('play');
 let step = 0, timer = null, anim = null;
 D.moves.forEach(function(m, i){
-  const li = document.createElement('li'); li.textContent = m; li.value = i + 1;
+  const li = document.createElement('li'); li.value = i + 1;
+  li.textContent = (D.agents ? D.agents[D.seats[i]] + ': ' : '') + m;
   li.addEventListener('click', function(){ show(i + 1, false); }); moves.appendChild(li);
 });
 function poly(k, pose, toppled){
@@ -199,7 +200,16 @@ document.body.setAttribute('data-ready', '1');
 def replay_html(record: GameRecord, title: str | None = None) -> str:
     """The self-contained page of ``record`` (module docstring)."""
     sc, anim = scenes(record)
-    data = {"frames": [to_svg(s) for s in sc], "moves": list(record.moves), "anim": anim}
+    data = {
+        "frames": [to_svg(s) for s in sc],
+        "moves": list(record.moves),
+        "seats": list(record.seats),
+        # who moved, in the list: where seats do not simply alternate (3+ players, shots)
+        "agents": [f"p{s}" for s in range(len(record.rewards))]
+        if len(record.rewards) > 2 or record.game == "moon_shot"
+        else None,
+        "anim": anim,
+    }
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     title = title or f"{record.game}: {' vs '.join(record.agents)}"
     meta = (
