@@ -9,6 +9,9 @@ prints them. Rows:
   the kernel once per batch step; "fused 16 steps/call" runs 16 batch steps in one call
   (each game keeps its state in cache: the way rollouts use it).
 * legal mask / observation: encoding the (B, 226) mask or the (B, 3, 3, 35) planes.
+* learner step: kernel random actions + the fused learner step (validate, apply,
+  auto-reset, compact uint8 observation + mask of the seat to move, rewards, done), the
+  step a learner sees (like Pgx's ``step``); ``bytes_per_step`` is what it writes per game.
 * AEC env(): the wrapped PettingZoo env playing random legal moves from the mask, and
   PettingZoo's ``tictactoe_v3.env()`` measured by the same harness in the same run.
 
@@ -93,6 +96,7 @@ def _aec_rate(make: Callable[[], Any], seconds: float, seed: int = 0) -> float:
 
 def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict]:
     """Benchmark rows (see the module docstring)."""
+    from envs.core.batch import LearnerBuffers
     from envs.proteus import kernel as K
 
     max_threads = int(getattr(numba.config, "NUMBA_NUM_THREADS", 1))
@@ -128,6 +132,15 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict]:
         seats = st.player.astype(np.int64)
         timed("legal mask", batch, lambda: K.legal_mask(st, mask), batch, "games/s")
         timed("observation", batch, lambda: K.observe(st, seats, obs), batch, "games/s")
+        out = LearnerBuffers.allocate(batch, (3, 3, K.N_PLANES), K.NUM_ACTIONS, 2)
+        timed(
+            "learner step (random_actions + learner_step)",
+            batch,
+            lambda: K.learner_step(st, K.random_actions(st), out),
+            batch,
+            "steps/s",
+        )
+        rows[-1]["bytes_per_step"] = out.bytes_per_step()
 
     for batch in batch_sizes:
         per_batch(int(batch))

@@ -10,13 +10,17 @@ measure                        loop
 ``kernel self-play (fused)``   ``VirusFightBatch.selfplay``: draw + apply + auto-reset for many
                                steps in one Numba call (no Python between steps)
 ``mask+obs``                   ``legal_mask`` + ``observe`` for the whole batch (positions/s)
+``learner step``               ``random_actions`` + the fused ``learner_step`` (validate, apply,
+                               auto-reset, compact observation + mask of the seat to act,
+                               rewards, done): the step a learner sees, like Pgx's ``step``
 ``AEC env()``                  ``virus_fight_v0.env()``: ``last`` / ``step`` per move (batch 1)
 ``peer tictactoe_v3 env()``    PettingZoo classic tictactoe_v3 ``env()``, same loop (batch 1)
 =============================  ==================================================================
 
-With ``threads=1`` the facade runs the serial kernels; with more, ``selfplay`` runs the
-``prange`` kernel from 4096 games and the one-step calls from 131072 games
-(``envs.virus_fight.batch.PARALLEL_MIN_BATCH`` / ``STEP_PARALLEL_MIN_BATCH``). ``compile_s`` is the first call's time (Numba compiles, or loads its on-disk cache); it is
+The facade runs the serial kernels below 64 games; with more threads, ``selfplay`` runs
+the ``prange`` kernel on all of them from 4096 games and the one-step calls from 131072
+games, one thread in between (``envs.core.loops``, the one place that chooses).
+``compile_s`` is the first call's time (Numba compiles, or loads its on-disk cache); it is
 never inside a rate. ``cpu_rate`` is the same rate computed from process CPU time instead
 of wall time: on a machine shared with other jobs it shows what the kernel does when it has
 the cores to itself.
@@ -144,6 +148,19 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, 
 
             rate, cpu = _timed(mask_obs, seconds)
             rows.append(_row(config, "mask+obs", batch, threads, rate, cpu, compile_s))
+
+            out = game.learner_buffers(batch)
+            t0 = time.perf_counter()
+            game.learner_step(st, game.random_actions(st), out)
+            compile_s = time.perf_counter() - t0
+
+            def learner(st: Any = st, batch: int = batch, game: Any = game, out: Any = out) -> int:
+                game.learner_step(st, game.random_actions(st), out)
+                return batch
+
+            rate, cpu = _timed(learner, seconds)
+            rows.append(_row(config, "learner step", batch, threads, rate, cpu, compile_s))
+            rows[-1]["bytes_per_step"] = out.bytes_per_step()
         t0 = time.perf_counter()
         env = virus_fight_v0.env(num_players=players)
         _aec_loop(env, 0.0)  # first moves compile (or load) the batch-of-one kernels
