@@ -102,6 +102,16 @@ footprints, small yellow / medium orange / large red) and the last shot's trajec
 (usable with Gymnasium's ``RecordVideo``); the realtime env stacks one table per player.
 ``human``: replays each shot in a pygame window (pygame is imported only then).
 
+## State
+
+``state()`` is PettingZoo's global state (both envs): the observation of seat 0, whose
+seat-relative order is the absolute one, in ``state_space``. The batch state (keys, scores,
+history) is the attribute ``game_state``. ``step``, ``observe`` and ``state`` before
+``reset`` raise ``RuntimeError``; so does ``raw_env().step`` after the game is over.
+Every Moon Shot env (AEC, parallel, solo, vector) checks actions the same way: the shape,
+finite entries and a real dtype (a complex action is a ``ValueError``); a parallel env's
+message names the agent at fault.
+
 ## Seeding
 
 ``reset(seed=s)`` seeds the game's noise key; the noise of a shot depends only on that key

@@ -13,6 +13,7 @@ only imported for ``human``.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from envs.moon_shot.batch import (
     run_shots,
 )
 from envs.moon_shot.params import PhysicsParams
+from envs.moon_shot.solo import check_shots
 from envs.moon_shot.state import OUTCOME_NAMES
 
 __all__ = [
@@ -75,16 +77,26 @@ class _SharedSetup:
         obs_space = observation_space(self.config)
         act_space = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.state_space = obs_space  # state(): the game seen from seat 0 (absolute order)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self.agents: list[str] = []
-        self.state = self.game.new_games(np.zeros(1, np.uint64))
+        self.game_state = self.game.new_games(np.zeros(1, np.uint64))
         self.last_shot: Shots | None = None
         self._rng = np.random.default_rng()
         self._window: Any = None
         self._shots_fired = 0  # replay key for human rendering
+        self._started = False  # step() / observe() before reset() are errors
 
     def observation_space(self, agent: str) -> spaces.Box:
         return self.observation_spaces[agent]
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state: the observation of seat 0 (scores and recency in seat
+        order, rounds, seat to shoot, variant), in ``state_space``. The batch state itself
+        (keys, scores, history) is the attribute ``game_state``."""
+        if not self._started:
+            raise RuntimeError("state() before reset(): call reset() first")
+        return self.game.observe(self.game_state, np.array([0]))[0]
 
     def action_space(self, agent: str) -> spaces.Box:
         return self.action_spaces[agent]
@@ -136,7 +148,8 @@ class MoonShotEnv(_SharedSetup, AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.state = self.game.new_games(_seed_key(self._rng))
+        self.game_state = self.game.new_games(_seed_key(self._rng))
+        self._started = True
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -148,43 +161,46 @@ class MoonShotEnv(_SharedSetup, AECEnv):
         self.agent_selection = self.possible_agents[0]
 
     def observe(self, agent: str) -> np.ndarray:
+        if not self._started:
+            raise RuntimeError("observe() before reset(): call reset() first")
         seat = self.agent_name_mapping[agent]
-        return self.game.observe(self.state, np.array([seat]))[0]
+        return self.game.observe(self.game_state, np.array([seat]))[0]
 
     def step(self, action: Any) -> None:
+        if not self._started:
+            raise RuntimeError("step() before reset(): call reset() first")
+        if not self.agents:
+            raise RuntimeError("step() after the game is over: call reset() for a new game")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if action is None:
             raise ValueError(f"{agent} must shoot: action None is only for finished agents")
-        a = check_actions(
-            np.asarray(action, dtype=np.float64).reshape(1, -1) if np.ndim(action) == 1 else action,
-            1,
-        )
-        seat = int(self.state.seat[0])
-        shots = self.game.shoot(self.state, a, record=self.render_mode is not None)
+        a = check_shots(action, 1, agent=agent)
+        seat = int(self.game_state.seat[0])
+        shots = self.game.shoot(self.game_state, a, record=self.render_mode is not None)
         self.last_shot, self.last_shooter = shots, seat
         self._shots_fired += 1
         self._cumulative_rewards[agent] = 0.0
         shot_info = {"shooter": agent, **shots.info(0), "scores": self._score_dict()}
         for a_ in self.agents:
             self.infos[a_] = {"last_shot": shot_info}
-        if self.state.done[0]:
+        if self.game_state.done[0]:
             for a_ in self.agents:
-                self.rewards[a_] = float(self.state.rewards[0, self.agent_name_mapping[a_]])
+                self.rewards[a_] = float(self.game_state.rewards[0, self.agent_name_mapping[a_]])
                 self.terminations[a_] = True
-                self.infos[a_]["outcome"] = OUTCOME_NAMES[int(self.state.outcome[0])]
+                self.infos[a_]["outcome"] = OUTCOME_NAMES[int(self.game_state.outcome[0])]
         else:
             for a_ in self.agents:
                 self.rewards[a_] = 0.0
-        self.agent_selection = self.possible_agents[int(self.state.seat[0])]
+        self.agent_selection = self.possible_agents[int(self.game_state.seat[0])]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _score_dict(self) -> dict[str, int]:
-        return {a: int(self.state.scores[0, i]) for i, a in enumerate(self.possible_agents)}
+        return {a: int(self.game_state.scores[0, i]) for i, a in enumerate(self.possible_agents)}
 
     # -- rendering -----------------------------------------------------------------------
     def render(self) -> Any:
@@ -194,7 +210,7 @@ class MoonShotEnv(_SharedSetup, AECEnv):
             return None
         cfg, shots = self.config, self.last_shot
         if self.render_mode == "ansi":
-            return ms_render.ansi_turn(cfg, self.state, shots, self.last_shooter)
+            return ms_render.ansi_turn(cfg, self.game_state, shots, self.last_shooter)
         if self.render_mode == "rgb_array":
             return ms_render.rgb_turn(cfg, shots)
         if self._window is None:
@@ -216,19 +232,31 @@ class MoonShotEnv(_SharedSetup, AECEnv):
 
 
 class _ActionCheckWrapper(BaseWrapper):
-    """Rejects NaN/inf and malformed actions with ValueError before clipping (env())."""
+    """Rejects NaN/inf, complex and malformed actions with ValueError, then clips
+    out-of-range ones to [-1, 1] with a warning (env(), the docs' promise)."""
 
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if action is not None and not (self.terminations[agent] or self.truncations[agent]):
-            action = check_actions(
-                np.asarray(action, dtype=np.float64).reshape(1, -1)
-                if np.ndim(action) == 1
-                else action,
-                1,
-                clip=True,
-            )[0].astype(np.float32)
+        agent = self.agent_selection if self.agents else None
+        if (
+            agent is not None
+            and action is not None
+            and not (self.terminations[agent] or self.truncations[agent])
+        ):
+            clipped = check_shots(action, 1, clip=True, agent=agent)
+            _warn_clipped(agent, np.asarray(action, np.float64).reshape(1, -1), clipped)
+            action = clipped[0].astype(np.float32)
         super().step(action)
+
+
+def _warn_clipped(agent: str, given: np.ndarray, clipped: np.ndarray) -> None:
+    """Warn (UserWarning) when clipping to [-1, 1] changed an action (MS-5)."""
+    if not np.array_equal(given, clipped):
+        warnings.warn(
+            f"{agent}: action {given.reshape(-1).tolist()} lies outside [-1, 1] (MS-5): "
+            f"clipped to {clipped.reshape(-1).tolist()}",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def make_env(**kwargs: Any) -> AECEnv:
@@ -284,7 +312,7 @@ class MoonShotParallelEnv(_SharedSetup, ParallelEnv):
         self.clip_actions = bool(clip_actions)
 
     def _observations(self) -> dict[str, np.ndarray]:
-        obs = self.game.observe_realtime(self.state)[0]  # everybody shoots now (MS-18)
+        obs = self.game.observe_realtime(self.game_state)[0]  # everybody shoots now (MS-18)
         return {a: obs[self.agent_name_mapping[a]] for a in self.agents}
 
     def reset(
@@ -292,12 +320,15 @@ class MoonShotParallelEnv(_SharedSetup, ParallelEnv):
     ) -> tuple[dict[str, np.ndarray], dict[str, dict]]:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.state = self.game.new_games(_seed_key(self._rng))
+        self.game_state = self.game.new_games(_seed_key(self._rng))
+        self._started = True
         self.agents = self.possible_agents[:]
         self.last_shot = None
         return self._observations(), {a: {} for a in self.agents}
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        if not self._started:
+            raise RuntimeError("step() before reset(): call reset() first")
         if not self.agents:
             raise ValueError("step() called on a finished game: call reset() first")
         missing = [a for a in self.agents if a not in actions]
@@ -306,28 +337,30 @@ class MoonShotParallelEnv(_SharedSetup, ParallelEnv):
             raise ValueError(
                 f"actions needed for exactly {self.agents}; missing {missing}, unknown {extra}"
             )
-        P = self.config.num_players
-        a = check_actions(
-            np.stack([np.asarray(actions[ag], dtype=np.float64).reshape(-1) for ag in self.agents])
-            if all(np.ndim(actions[ag]) == 1 for ag in self.agents)
-            else [actions[ag] for ag in self.agents],
-            P,
-            clip=self.clip_actions,
+        # each agent's action checked on its own, so the message names the agent at fault
+        rows = [check_shots(actions[ag], 1, clip=self.clip_actions, agent=ag) for ag in self.agents]
+        if self.clip_actions:
+            for ag, row in zip(self.agents, rows, strict=True):
+                _warn_clipped(ag, np.asarray(actions[ag], np.float64).reshape(1, -1), row)
+        a = np.concatenate(rows)
+        shots = self.game.shoot_realtime(
+            self.game_state, a[None], record=self.render_mode is not None
         )
-        shots = self.game.shoot_realtime(self.state, a[None], record=self.render_mode is not None)
         self.last_shot = shots
         self._shots_fired += 1
-        done = bool(self.state.done[0])
+        done = bool(self.game_state.done[0])
         obs = self._observations()
-        scores = {ag: int(self.state.scores[0, i]) for i, ag in enumerate(self.possible_agents)}
+        scores = {
+            ag: int(self.game_state.scores[0, i]) for i, ag in enumerate(self.possible_agents)
+        }
         infos: dict[str, dict[str, Any]] = {}
         rewards: dict[str, float] = {}
         for ag in self.agents:
             i = self.agent_name_mapping[ag]
             infos[ag] = {"last_shot": shots.info(i), "scores": scores}
             if done:
-                infos[ag]["outcome"] = OUTCOME_NAMES[int(self.state.outcome[0])]
-            rewards[ag] = float(self.state.rewards[0, i]) if done else 0.0
+                infos[ag]["outcome"] = OUTCOME_NAMES[int(self.game_state.outcome[0])]
+            rewards[ag] = float(self.game_state.rewards[0, i]) if done else 0.0
         terms = dict.fromkeys(self.agents, done)
         truncs = dict.fromkeys(self.agents, False)
         if done:
@@ -343,7 +376,7 @@ class MoonShotParallelEnv(_SharedSetup, ParallelEnv):
             return None
         cfg, shots = self.config, self.last_shot
         if self.render_mode == "ansi":
-            return ms_render.ansi_realtime(cfg, self.state, shots)
+            return ms_render.ansi_realtime(cfg, self.game_state, shots)
         if self.render_mode == "rgb_array":
             return ms_render.rgb_realtime(cfg, shots)
         if self._window is None:

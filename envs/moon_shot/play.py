@@ -152,7 +152,7 @@ def help_text(env: MoonShotEnv) -> str:
         COMMANDS,
         "scores: "
         + ", ".join(
-            f"{a} {int(env.state.scores[0, i])}" for i, a in enumerate(env.possible_agents)
+            f"{a} {int(env.game_state.scores[0, i])}" for i, a in enumerate(env.possible_agents)
         ),
     ]
     return "\n".join(lines)
@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None) -> int:
             print(ascii_table(env))
 
     show()
-    started, key, moves = now(), int(env.state.key[0]), []  # for the game record
+    started, key, moves = now(), int(env.game_state.key[0]), []  # for the game record
     while not all(env.terminations.values()):
         agent = env.agent_selection
         if agent not in mine:
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None) -> int:
         r = env.rewards[a]
         verdicts.append(f"{a} {'wins' if r > 0 else 'loses' if r < 0 else 'draws'}")
     scores = ", ".join(
-        f"{a} {int(env.state.scores[0, i])}" for i, a in enumerate(env.possible_agents)
+        f"{a} {int(env.game_state.scores[0, i])}" for i, a in enumerate(env.possible_agents)
     )
     names = ["you" if a in mine else "random" for a in env.possible_agents]
     config = moon_shot_config_dict(env.config)

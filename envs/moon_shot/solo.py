@@ -61,6 +61,32 @@ def solo_info(shots: Shots, m: int, state: SoloState) -> dict[str, Any]:
     return info
 
 
+def check_shots(
+    actions: Any, count: int, clip: bool = False, agent: str | None = None
+) -> np.ndarray:
+    """The action check of every Moon Shot env (AEC, parallel, solo, vector): shape, finite
+    entries (MS-5) and a real dtype, as :func:`check_actions`; ``count == 1`` also takes one
+    ``(4,)`` action. A complex action is a ``ValueError`` (numpy would drop its imaginary
+    part with only a warning); ``agent`` names the player in the message.
+    """
+    try:
+        try:
+            arr = np.asarray(actions)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"action must be numeric, got {actions!r}") from exc
+        if np.iscomplexobj(arr) or (
+            arr.dtype == object and any(isinstance(x, complex) for x in arr.reshape(-1))
+        ):
+            raise ValueError(f"action must be real, got complex {arr.tolist()!r}")
+        if count == 1 and arr.ndim == 1:
+            arr = arr.reshape(1, -1)
+        return check_actions(arr, count, clip=clip)
+    except ValueError as exc:
+        if agent is None:
+            raise
+        raise ValueError(f"{agent}: {exc}") from None
+
+
 def new_key(rng: np.random.Generator) -> np.ndarray:
     """A fresh per-episode uint64 key drawn from an env's own generator."""
     return rng.integers(0, np.iinfo(np.uint64).max, size=1, dtype=np.uint64, endpoint=True)
@@ -94,6 +120,7 @@ class MoonShotSoloEnv(gym.Env):
         self.observation_space = self.config.observation_space()
         self.action_space = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
         self.state = new_solo(1)
+        self._started = False  # step() before reset() is an error, not a game on key 0
         self.last_shot: Shots | None = None
         self._window: Any = None
         self._shots_fired = 0  # replay key for human rendering
@@ -103,13 +130,16 @@ class MoonShotSoloEnv(gym.Env):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         self.state = new_solo(1, new_key(self.np_random))
+        self._started = True
         self.last_shot = None
         return self.config.observe(self.state)[0], {}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("step() before reset(): call reset() first")
         if self.state.done[0]:
             raise ValueError("step() called after the episode ended: call reset() first")
-        a = check_actions(np.reshape(action, (1, -1)) if np.ndim(action) == 1 else action, 1)
+        a = check_shots(action, 1)
         reward, shots = self.config.shoot(self.state, a, record=self.render_mode is not None)
         self.last_shot = shots
         self._shots_fired += 1

@@ -29,10 +29,10 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots, check_actions
+from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots
 from envs.moon_shot.params import PhysicsParams
 from envs.moon_shot.scoring import KIND_NAMES
-from envs.moon_shot.solo import SOLO_OUTCOME_NAMES, new_key
+from envs.moon_shot.solo import SOLO_OUTCOME_NAMES, check_shots, new_key
 from envs.moon_shot.state import SoloState, new_solo
 
 
@@ -79,6 +79,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
         self._rngs = [np.random.default_rng() for _ in range(self.num_envs)]
         self.state = new_solo(self.num_envs)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._started = False  # step() before reset() is an error, not games on key 0
         self._last_shots: Any = None
         self._last_index = np.zeros(self.num_envs, dtype=np.int64) - 1
 
@@ -102,8 +103,12 @@ class MoonShotSoloVectorEnv(VectorEnv):
         options: dict[str, Any] | None = None,
     ) -> tuple[np.ndarray, dict[str, Any]]:
         if seed is not None:
+            if isinstance(seed, (bool, np.bool_)):
+                raise ValueError(f"seed must be an integer or a list of them, got {seed!r}")
             seeds = (
-                [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
+                [int(seed) + i for i in range(self.num_envs)]
+                if isinstance(seed, (int, np.integer))  # numpy integers too (np.int64(3))
+                else [None if s is None else int(s) for s in seed]
             )
             if len(seeds) != self.num_envs:
                 raise ValueError(f"need {self.num_envs} seeds, got {len(seeds)}")
@@ -114,13 +119,16 @@ class MoonShotSoloVectorEnv(VectorEnv):
         self.state = new_solo(self.num_envs)
         self._reset_envs(np.arange(self.num_envs))
         self._autoreset[:] = False
+        self._started = True
         return self.config.observe(self.state), {}
 
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("step() before reset(): call reset() first")
         n = self.num_envs
-        a = check_actions(actions, n)
+        a = check_shots(actions, n)
         rewards = np.zeros(n, dtype=np.float64)
         terms = np.zeros(n, dtype=bool)
         truncs = np.zeros(n, dtype=bool)

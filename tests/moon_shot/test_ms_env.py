@@ -159,7 +159,7 @@ def test_shot_seeds_match_physics_call():
     env.reset(seed=3)
     env.step(AIM)
     env.step(-AIM)
-    seeds = game.shot_seeds(np.repeat(env.state.key, 2), np.arange(2))
+    seeds = game.shot_seeds(np.repeat(env.game_state.key, 2), np.arange(2))
     cfg = env.config
     res = physics.simulate(
         np.stack([AIM, -AIM]).astype(np.float64), seeds, cfg.physics_params(), cfg.distance
@@ -200,11 +200,11 @@ def test_aec_infos_scores_and_final_rewards():
         if term:
             total[agent] = rew
     raw = env.unwrapped
-    assert raw.state.done[0]
+    assert raw.game_state.done[0]
     assert sorted(total.values()) in ([-1, -1, 1], [-1, 0, 0], [0, 0, 0], [-1, -1, 0])
-    assert list(total.values()) == raw.state.rewards[0].tolist()
+    assert list(total.values()) == raw.game_state.rewards[0].tolist()
     assert last["scores"] == {
-        a: int(raw.state.scores[0, i]) for i, a in enumerate(raw.possible_agents)
+        a: int(raw.game_state.scores[0, i]) for i, a in enumerate(raw.possible_agents)
     }
 
 
@@ -216,15 +216,15 @@ def test_aec_game_flow_follows_game_kernel():
     env.reset(seed=8)
     ref = game.new_games(1, 2)
     i = 0
-    while not env.state.done[0]:
+    while not env.game_state.done[0]:
         env.step(acts[i])
         i += 1
         sc = env.last_shot.score
         game.turn_step(ref, sc.points, sc.crack, sc.colony, sc.landed, 10, 4)
         obs = env.observe(env.agent_selection)
-        assert obs[0] == env.state.scores[0, env.agent_name_mapping[env.agent_selection]]
-    assert np.array_equal(ref.rewards, env.state.rewards)
-    assert np.array_equal(ref.scores, env.state.scores)
+        assert obs[0] == env.game_state.scores[0, env.agent_name_mapping[env.agent_selection]]
+    assert np.array_equal(ref.rewards, env.game_state.rewards)
+    assert np.array_equal(ref.scores, env.game_state.scores)
     assert env.infos["player_0"]["outcome"] == game.OUTCOME_NAMES[int(ref.outcome[0])]
 
 
@@ -271,7 +271,7 @@ def test_realtime_one_physics_call_per_step(monkeypatch):
     # every player has their own tree: same action, different noise, all shots scored
     shots = env.last_shot
     assert len({tuple(p.ravel()) for p in shots.poses}) == 4
-    assert env.state.scores[0].tolist() == shots.score.points.tolist()
+    assert env.game_state.scores[0].tolist() == shots.score.points.tolist()
 
 
 def test_realtime_game_follows_realtime_kernel():
@@ -287,7 +287,7 @@ def test_realtime_game_follows_realtime_kernel():
             ref, sc.points[None], sc.crack[None], sc.colony[None], sc.landed[None], 6
         )
         assert not any(trunc.values())
-    assert np.array_equal(ref.rewards, env.state.rewards)
+    assert np.array_equal(ref.rewards, env.game_state.rewards)
     assert [rew[a] for a in env.possible_agents] == ref.rewards[0].tolist()
     assert all(term.values())
 
@@ -330,7 +330,7 @@ def test_bad_parameters():
 
 
 def _snapshot(env):
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     return {k: v.copy() for k, v in st.__dict__.items()}, env.unwrapped.agent_selection
 
 
@@ -364,7 +364,7 @@ def test_out_of_range_rejected_by_raw_env_clipped_by_env():
     raw.reset(seed=0)
     with pytest.raises(ValueError, match=r"\[-1, 1\]"):
         raw.step(np.array([0.0, 1.5, 0.0, 0.0]))
-    assert raw.state.turn[0] == 0
+    assert raw.game_state.turn[0] == 0
     wrapped = moon_shot_v0.env(num_players=2)
     wrapped.reset(seed=0)
     with warnings.catch_warnings():
@@ -386,13 +386,13 @@ def test_parallel_bad_actions():
         env.step({"player_0": AIM, "player_1": np.array([np.nan, 0, 0, 0])})
     with pytest.raises(ValueError, match="missing"):
         env.step({"player_0": AIM})
-    assert env.state.turn[0] == 0
+    assert env.game_state.turn[0] == 0
     clipped = moon_shot_v0.parallel_env(num_players=2)
     clipped.reset(seed=0)
     with pytest.raises(ValueError, match="finite"):
         clipped.step({"player_0": AIM, "player_1": np.array([np.inf, 0, 0, 0])})
     clipped.step({"player_0": AIM, "player_1": AIM * 2})
-    assert clipped.state.turn[0] == 1
+    assert clipped.game_state.turn[0] == 1
 
 
 @pytest.mark.parametrize(

@@ -226,7 +226,7 @@ def test_aec_env_games_match_reference(seed, n, max_rounds, target):
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     values = []
-    while not env.state.done[0]:
+    while not env.game_state.done[0]:
         shooter = env.agent_selection
         env.step(rng.uniform(-1, 1, 4))
         shot = env.infos[shooter]["last_shot"]
@@ -238,7 +238,7 @@ def test_aec_env_games_match_reference(seed, n, max_rounds, target):
         values.append((shot["points"], ref[1], ref[2] and not ref[1], ref[3]))
     scores, rewards, used = ref_turn_game(n, values, max_rounds, target)
     assert used == len(values)
-    assert env.state.scores[0].tolist() == scores
+    assert env.game_state.scores[0].tolist() == scores
     assert [env.rewards[a] for a in env.possible_agents] == rewards
 
 
@@ -262,5 +262,5 @@ def test_realtime_env_games_match_reference(seed, n, max_rounds):
             step.append((s["points"], r[1], r[2] and not r[1], r[3]))
         steps.append(step)
     scores, ref_rewards, used = ref_realtime_game(n, steps, max_rounds, 3)
-    assert used == len(steps) and env.state.scores[0].tolist() == scores
+    assert used == len(steps) and env.game_state.scores[0].tolist() == scores
     assert [rewards[a] for a in env.possible_agents] == ref_rewards
