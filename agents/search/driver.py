@@ -1,9 +1,9 @@
 """One ``search(...)`` over array trees: UCT or PUCT, random playouts or a network callback.
 
 Why here and not per game: the tree walk, expansion and backup are the same for every
-turn-based game; a game contributes five small ``@njit`` functions over its kernel arrays
+turn-based game; a game contributes six small ``@njit`` functions over its kernel arrays
 (``envs/<game>/search_api.py``: copy a slot, apply an action, seat to move, legal actions,
-random playout). :func:`compiled` binds them into one compiled copy of the loops below per
+random playout, "does this action win at once"). :func:`compiled` binds them into one compiled copy of the loops below per
 game (:func:`agents.search.tree.specialize`).
 
 Two evaluations, as in mctx:
@@ -60,6 +60,7 @@ g_apply: Any = None
 g_to_play: Any = None
 g_legal: Any = None
 g_playout: Any = None
+g_wins: Any = None
 _simulate: Any = None
 _descend: Any = None
 
@@ -190,9 +191,7 @@ def _root_filter_py(G, NS, seats, allowed):
             if q >= 0 and q != seat:
                 k2 = g_legal(G, NS, s1, acts2)
                 for j2 in range(k2):
-                    g_copy(G, NS, s1, s2)
-                    g_apply(G, NS, s2, acts2[j2], rew)
-                    if g_to_play(G, NS, s2) < 0 and rew[s2, q] > 0:
+                    if g_wins(G, NS, s1, s2, acts2[j2], rew):
                         losing = True
                         break
             if not losing:
@@ -309,6 +308,7 @@ def compiled(game: Any) -> SimpleNamespace:
             "g_to_play": api.to_play,
             "g_legal": api.legal_actions,
             "g_playout": api.playout,
+            "g_wins": api.wins_now,
         }
         sim = specialize(_simulate_py, suffix, **ops)
         desc = specialize(_descend_py, suffix, **ops)

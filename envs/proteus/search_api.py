@@ -16,7 +16,15 @@ import numpy as np
 from numba import njit
 
 from envs.proteus.constants import A_PASS
-from envs.proteus.kernel import _apply_one, _legal_set, _play, _rewards_of, _sample
+from envs.proteus.kernel import (
+    _apply_one,
+    _goal_winner,
+    _legal_set,
+    _play,
+    _rewards_of,
+    _sample,
+    _transition,
+)
 from envs.proteus.legal import _count, _nth_action
 
 
@@ -87,6 +95,22 @@ def legal_actions(G, S, i, out):
     for r in range(k):
         out[r] = _nth_action(L, r, p, ts, pcs)
     return k
+
+
+@njit(cache=True)
+def wins_now(G, S, i, scratch, action, rew):
+    """Whether the mover of game ``i`` wins at once by ``action`` (PR-16); ``i`` is kept.
+
+    Only the goal decides it (a win stands even where PR-17 would also end the game), so
+    the words are transformed in registers: no copy, no history (the root filter's hot
+    loop). ``scratch`` and ``rew`` are unused here.
+    """
+    tiles, tsq, pieces, pat, bb, act, player = S[0], S[1], S[2], S[3], S[4], S[5], S[6]
+    p = np.int64(player[i])
+    tw, ts, pcs, pw, w, a, placement = _transition(
+        action, p, tiles[i], tsq[i], pieces[i], pat[i], bb[i], act[i]
+    )
+    return _goal_winner(tw, pcs, w, a) == p
 
 
 @njit(cache=True)

@@ -87,6 +87,16 @@ def legal_actions(G, S, i, out):
 
 
 @njit(cache=True, error_model="numpy")
+def wins_now(G, S, i, scratch, action, rew):
+    """Whether the seat to act in game ``i`` wins at once by ``action`` (row ``scratch`` is
+    overwritten, ``i`` is kept): the game ends in this step with a positive reward for it."""
+    mover = to_play(G, S, i)
+    copy_slot(G, S, i, scratch)
+    apply_action(G, S, scratch, action, rew)
+    return to_play(G, S, scratch) < 0 and rew[scratch, mover] > 0
+
+
+@njit(cache=True, error_model="numpy")
 def playout(G, S, i, key, max_steps, ret, rew):
     """Uniformly random legal moves from game ``i`` (consumed) to the end, from ``key``.
 
