@@ -17,6 +17,7 @@ from envs.core.scene import Scene
 from envs.virus_fight import kernel as K
 from envs.virus_fight.batch import VFState, VirusFightBatch
 from envs.virus_fight.notation import piece_to_str
+from envs.virus_fight.params import C_FULL, C_SEGMASK
 
 KIND_NAMES = ("MOVE", "WRITE", "JUMP", "ERASE")
 KIND_RGB = ("#ebbe1e", "#28aa50", "#325ad2", "#d22d2d")
@@ -32,7 +33,7 @@ TEXT = "#202020"
 def _hidden(game: VirusFightBatch, st: VFState, g: int, viewer: int | None) -> int:
     if viewer is None or st.info[g, K.I_PHASE] != K.PH_SETUP:
         return 0
-    return int(np.uint64(game.cfg[6])) & ~int(np.uint64(game.cfg[9 + viewer]))
+    return int(np.uint64(game.cfg[C_FULL])) & ~int(np.uint64(game.cfg[C_SEGMASK + viewer]))
 
 
 def _pyramid(sc: Scene, x: float, y: float, size: int, piece: int) -> None:
@@ -60,7 +61,7 @@ def scene(
     sc = Scene(width, height, "#f0f0ec")
     hidden = _hidden(game, st, g, viewer)
     markers = {int(st.marker[g, s]): s for s in range(P) if st.marker[g, s] >= 0}
-    homes = [int(np.uint64(game.cfg[9 + s])) for s in range(P)]
+    homes = [int(np.uint64(game.cfg[C_SEGMASK + s])) for s in range(P)]  # home segments
     for r in range(n):
         for c in range(n):
             cell = r * n + c
