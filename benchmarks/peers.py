@@ -17,7 +17,18 @@ measure                         loop
 ``peer openspiel python loop``  ``state.legal_actions()`` / ``apply_action`` from Python
 ``peer pgx jit(vmap(step))``    Pgx on CPU: one jitted call per batch step that draws random
                                 legal actions and applies ``auto_reset(step)``; B games/call
+                                (Pgx's step also writes the next observation and mask)
+``learner step``                ours, like for like with Pgx's step: ``random_actions`` +
+                                the facade's fused ``learner_step`` (validate, apply,
+                                auto-reset, next compact observation + legal mask of the
+                                seat to move, rewards, done) into buffers allocated once;
+                                every player count; ``bytes_per_step`` beside the rate
+``memory bandwidth``            a 256 MiB ``numpy`` copy, bytes read + written per second:
+                                the physical limit of a step bound by the bytes it writes
 ==============================  =============================================================
+
+``kernel self-play`` computes no observation; compare it with Pgx only as raw rules speed.
+The like-for-like learner comparison is ``learner step`` vs ``peer pgx``.
 
 Batched measures (ours, Pgx) run at every ``--batch`` size. ``--threads`` sets Numba's
 threads; XLA uses every core unless ``--threads 1`` (then one thread, set before jax loads). The one-game loops
@@ -55,10 +66,12 @@ PZ = "peer pettingzoo env()"
 OS_CPP = "peer openspiel C++ loop"
 OS_PY = "peer openspiel python loop"
 PGX = "peer pgx jit(vmap(step))"
+LEARNER = "learner step"
+MEMCPY = "memory bandwidth (numpy copy)"
 
 
 #: (peer measure, our measure it is compared with) for the ratio table.
-COMPARISONS = ((PGX, KERNEL), (OS_CPP, KERNEL), (OS_PY, AEC), (PZ, AEC))
+COMPARISONS = ((PGX, KERNEL), (PGX, LEARNER), (OS_CPP, KERNEL), (OS_PY, AEC), (PZ, AEC))
 
 #: short column names of the ratio table
 SHORT = {PGX: "pgx", OS_CPP: "openspiel C++", OS_PY: "openspiel py", PZ: "pettingzoo"}
@@ -326,6 +339,76 @@ def bench_pgx(name: str, batch: int, seconds: float) -> tuple[float, float]:
     return _timed(one, seconds, sync=lambda: jax.block_until_ready(holder[0])), compile_s
 
 
+def pgx_bytes_per_step(name: str) -> int:
+    """Bytes of what Pgx's step hands a learner per game: observation, mask, rewards, flags."""
+    import jax
+    import pgx
+
+    state = jax.jit(pgx.make(name).init)(jax.random.PRNGKey(0))
+    parts = ("observation", "legal_action_mask", "rewards", "terminated", "current_player")
+    return int(sum(np.asarray(getattr(state, k)).nbytes for k in parts))
+
+
+# --------------------------------------------------------------------------- learner step
+def bench_learner(facade: Any, batch: int, seconds: float) -> tuple[float, float, int]:
+    """(steps/s, compile s, bytes per step) of the fused learner step with random legal
+    actions: validate, apply, auto-reset, next compact observation + mask, rewards, done
+    (what Pgx's ``step`` hands a learner), into buffers allocated once."""
+    t0 = time.perf_counter()
+    state = facade.init(batch, 0)
+    out = facade.learner_buffers(batch)
+    facade.learner_view(state, out)
+    facade.learner_step(state, facade.random_actions(state), out)  # compiles
+    compile_s = time.perf_counter() - t0
+
+    def one() -> int:
+        facade.learner_step(state, facade.random_actions(state), out)
+        return batch
+
+    return _timed(one, seconds), compile_s, out.bytes_per_step()
+
+
+def memory_bandwidth(seconds: float, nbytes: int = 1 << 28) -> float:
+    """Bytes/s moved by a large numpy copy (read + write), the step's physical limit."""
+    src = np.ones(nbytes, np.uint8)
+    dst = np.empty_like(src)
+
+    def one() -> int:
+        np.copyto(dst, src)
+        return 2 * nbytes
+
+    one()
+    return _timed(one, seconds)
+
+
+def learner_rows(batch_sizes: list[int], seconds: float, threads: int) -> list[Row]:
+    """The learner-step rows of every board game with a fused step, every player count,
+    plus the machine's memory bandwidth (kept apart from the self-play rows)."""
+    rows: list[Row] = []
+    ours = {g.game for g in _our_games()}
+    for spec in registry.specs():
+        if spec.continuous or spec.batch is None or spec.name not in ours:
+            continue
+        for players in spec.players:
+            try:
+                facade = registry.make_batch(spec.name, players)
+            except Exception as exc:
+                rows.append(
+                    _row(spec.name, f"{players}p", LEARNER, 0, threads, None, skipped=_skip(exc))
+                )
+                continue
+            if not hasattr(facade, "learner_step"):
+                continue
+            size = getattr(facade, "board_size", None)
+            config = f"{players}p" + (f" {size}x{size}" if size else "")
+            for b in batch_sizes:
+                rate, comp, nbytes = bench_learner(facade, b, seconds)
+                row = _row(spec.name, config, LEARNER, b, threads, rate, round(comp, 2))
+                rows.append({**row, "bytes_per_step": nbytes})
+    rows.append(_row("machine", "", MEMCPY, 1, 1, memory_bandwidth(seconds), unit="bytes/s"))
+    return rows
+
+
 def _skip(reason: BaseException | str) -> str:
     if isinstance(reason, BaseException):
         return f"{type(reason).__name__}: {reason}".splitlines()[0][:160]
@@ -364,8 +447,15 @@ def our_rows(
     return rows
 
 
-def run(batch_sizes: list[int], seconds: float, threads: int, loop_games: int = 64) -> list[Row]:
-    """All rows: our games then the peers, at every batch size."""
+def run(
+    batch_sizes: list[int],
+    seconds: float,
+    threads: int,
+    loop_games: int = 64,
+    learner: bool = False,
+) -> list[Row]:
+    """All rows: our games then the peers, at every batch size (``learner``: also the
+    learner-step rows and the memory bandwidth, as the command line reports them)."""
     try:
         import numba
 
@@ -376,6 +466,8 @@ def run(batch_sizes: list[int], seconds: float, threads: int, loop_games: int = 
     loop_sizes = sorted({min(b, loop_games) for b in batch_sizes})
     for g in _our_games():
         rows.extend(our_rows(g, batch_sizes, seconds, threads, loop_sizes))
+    if learner:
+        rows.extend(learner_rows(batch_sizes, seconds, threads))
 
     import sys
 
@@ -415,6 +507,7 @@ def run(batch_sizes: list[int], seconds: float, threads: int, loop_games: int = 
             try:
                 rate, comp = bench_pgx(pgx_name, b, seconds)
                 rows.append(_row(label, config, PGX, b, xla_threads, rate, round(comp, 2)))
+                rows[-1]["bytes_per_step"] = pgx_bytes_per_step(pgx_name)
             except Exception as exc:
                 rows.append(_row(label, config, PGX, b, xla_threads, None, skipped=_skip(exc)))
     return rows
@@ -519,7 +612,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads < 1 or args.loop_games < 1 or args.seconds <= 0:
         parser.error("--threads, --loop-games and --seconds must be positive")
     started = time.time()
-    rows = run(args.batch, args.seconds, args.threads, args.loop_games)
+    rows = run(args.batch, args.seconds, args.threads, args.loop_games, learner=True)
     table = ratios(rows)
     print(markdown(rows, table))
     for r in rows:
