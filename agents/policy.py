@@ -66,6 +66,9 @@ class PolicyAgent(Agent):
         name: str = "policy",
         model: Any = None,
     ) -> None:
+        from envs.core.threads import safe_threads
+
+        safe_threads("PolicyAgent")  # torch beside the Numba kernels: one torch thread
         self.model = model  # the SB3 algorithm when loaded from a zip (None for snapshots)
         self.policy = policy
         self.policy.set_training_mode(False)

@@ -35,6 +35,10 @@ class MoonShotSoloVecEnv(BatchVecEnv):
     def __init__(self, num_envs: int, seed: int = 0, **solo_kwargs: Any) -> None:
         from gymnasium.vector import AutoresetMode
 
+        from envs.core.threads import safe_threads
+
+        safe_threads(type(self).__name__)  # torch beside the Numba physics: one torch thread
+
         from envs.moon_shot.vector import MoonShotSoloVectorEnv
 
         self.vec = MoonShotSoloVectorEnv(
@@ -102,7 +106,10 @@ class MoonShotVersusVecEnv(BatchVecEnv):
     """N turn-based Moon Shot games: learner in one seat, pool opponents in the others."""
 
     def __init__(self, players: int, num_envs: int, pool: Any, seed: int = 0) -> None:
+        from envs.core.threads import safe_threads
         from envs.moon_shot.batch import MoonShotBatch as MoonShotFacade
+
+        safe_threads(type(self).__name__)  # torch beside the Numba physics: one torch thread
         from envs.moon_shot.env import MoonShotConfig, observation_space
 
         cfg = MoonShotConfig(num_players=players)

@@ -98,6 +98,9 @@ def set_threads(threads: int) -> None:
     import numba
     import torch as th
 
+    from envs.core.threads import keep_threads
+
+    keep_threads()  # the run's own choice: the VecEnvs and agents leave it as set here
     th.set_num_threads(threads)
     numba.set_num_threads(max(1, min(threads, int(numba.config.NUMBA_NUM_THREADS))))  # type: ignore[attr-defined]
 

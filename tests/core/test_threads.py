@@ -1,0 +1,84 @@
+"""Safe threads by default (issue #11 item 2): torch and Numba not both spinning on the cores.
+
+The VecEnvs and PolicyAgent limit torch to one thread when torch and Numba both have
+several; ``ARENA_KEEP_THREADS`` / ``keep_threads()`` opt out; ``arena train`` keeps its own
+``--threads`` choice.
+"""
+
+from __future__ import annotations
+
+import numba
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from envs.core import threads  # noqa: E402
+
+
+@pytest.fixture
+def two_pools(monkeypatch):
+    """Torch at 2 threads, Numba reporting 2; restored afterwards."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
+    monkeypatch.delenv(threads.OPT_OUT_VARIABLE, raising=False)
+    threads.keep_threads(False)
+    yield
+    threads.keep_threads(False)
+    torch.set_num_threads(before)
+
+
+def test_limits_torch_when_both_pools_have_several(two_pools):
+    assert threads.safe_threads("test") is True
+    assert torch.get_num_threads() == 1
+    assert threads.safe_threads("test") is False  # already one: nothing to do
+
+
+def test_opt_out_by_environment_variable(two_pools, monkeypatch):
+    monkeypatch.setenv(threads.OPT_OUT_VARIABLE, "1")
+    assert threads.safe_threads("test") is False
+    assert torch.get_num_threads() == 2
+
+
+def test_opt_out_by_call(two_pools):
+    threads.keep_threads()
+    assert threads.safe_threads("test") is False
+    assert torch.get_num_threads() == 2
+
+
+def test_one_numba_thread_leaves_torch(two_pools, monkeypatch):
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 1)
+    assert threads.safe_threads("test") is False
+    assert torch.get_num_threads() == 2
+
+
+def test_selfplay_vecenv_and_policy_agent_limit_torch(two_pools):
+    pytest.importorskip("sb3_contrib")
+    from agents.random_agent import RandomAgent
+    from training.games import make_batch_game
+    from training.opponents import OpponentPool
+    from training.vec_env import SelfPlayVecEnv
+
+    pool = OpponentPool()
+    pool.add_baseline("random", RandomAgent(seed=0), 1.0)
+    SelfPlayVecEnv(make_batch_game("proteus", 2), 4, pool, seed=0)
+    assert torch.get_num_threads() == 1  # the 12x clash of the issue, avoided by default
+    torch.set_num_threads(2)
+    import gymnasium as gym
+    import numpy as np
+    from stable_baselines3.common.policies import ActorCriticPolicy
+
+    from agents.policy import PolicyAgent
+
+    space = gym.spaces.Box(-1, 1, (3,), np.float32)
+    policy = ActorCriticPolicy(space, gym.spaces.Discrete(2), lambda _: 0.0)
+    PolicyAgent(policy)
+    assert torch.get_num_threads() == 1
+
+
+def test_train_keeps_its_threads_choice(two_pools):
+    from training.run import set_threads
+
+    set_threads(2)  # arena train --threads 2
+    assert threads.safe_threads("test") is False
+    assert torch.get_num_threads() == 2
