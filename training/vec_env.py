@@ -138,6 +138,9 @@ class SelfPlayVecEnv(BatchVecEnv):
     def __init__(self, game: Any, num_envs: int, pool: OpponentPool, seed: int = 0) -> None:
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        from envs.core.threads import safe_threads
+
+        safe_threads("SelfPlayVecEnv")  # torch beside the Numba kernels: one torch thread
         self.game = game
         self.pool = pool
         self.num_players = int(game.num_players)
@@ -157,6 +160,11 @@ class SelfPlayVecEnv(BatchVecEnv):
         self.learner_decisions = 0
         self.env_seconds = 0.0  # wall time spent inside step_wait (throughput)
         self._actions: np.ndarray | None = None
+        # facades with a fused learner step (envs.core.batch.LearnerBuffers): observation
+        # and mask of the seat to move in one kernel call, the action check in the step
+        self._fused = hasattr(game, "learner_view") and hasattr(game, "decode")
+        self._view: Any = None
+        self._view_fresh = False  # _view.mask is the learner's current mask
 
     # ---------------------------------------------------------------- helpers
     def _assign_opponents(self, idx: np.ndarray) -> None:
@@ -219,7 +227,10 @@ class SelfPlayVecEnv(BatchVecEnv):
                     f"opponent {self.pool.name(int(who[bad]))} chose illegal action "
                     f"{actions[bad]} in game {idx[bad]}"
                 )
-            rewards, done = game.step(sub, actions)
+            if self._fused:  # checked against the mask above
+                rewards, done = game.step(sub, actions, validate=False)
+            else:
+                rewards, done = game.step(sub, actions)
             put(self.state, idx, sub)
             self.opponent_decisions += len(idx)
             mine = rewards[np.arange(len(idx)), self.learner_seat[idx]]
@@ -246,10 +257,19 @@ class SelfPlayVecEnv(BatchVecEnv):
         return self._obs()
 
     def _obs(self) -> np.ndarray:
+        if self._fused:
+            if self._view is None:
+                self._view = self.game.learner_buffers(self.num_envs)
+            self.game.learner_view(self.state, self._view)
+            if (self._view.seat == self.learner_seat).all():  # the learner is to move
+                self._view_fresh = True
+                return self.game.decode(self._view.obs)
         return np.asarray(self.game.observe(self.state, self.learner_seat), np.float32)
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) bool: legal moves of the learner's seat in each game."""
+        if self._view_fresh:  # written with the observation (same state, same seat)
+            return self._view.mask.copy()
         return np.asarray(self.game.legal_mask(self.state), bool)
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -264,14 +284,24 @@ class SelfPlayVecEnv(BatchVecEnv):
         t0 = time.perf_counter()
         game = self.game
         b = np.arange(self.num_envs)
-        legal = self.action_masks()
-        if not legal[b, actions].all():
-            bad = int(np.flatnonzero(~legal[b, actions])[0])
-            raise ValueError(
-                f"illegal action {actions[bad]} for the learner in game {bad}; "
-                "use the action masks (MaskablePPO) so the learner never picks one"
-            )
-        rewards, done = game.step(self.state, actions)
+        self._view_fresh = False
+        if self._fused:  # the facade's step checks every action, nothing changes if one is bad
+            try:
+                rewards, done = game.step(self.state, actions)
+            except ValueError as exc:
+                raise ValueError(
+                    f"illegal action for the learner: {exc} Use the action masks "
+                    "(MaskablePPO) so the learner never picks one"
+                ) from None
+        else:
+            legal = self.action_masks()
+            if not legal[b, actions].all():
+                bad = int(np.flatnonzero(~legal[b, actions])[0])
+                raise ValueError(
+                    f"illegal action {actions[bad]} for the learner in game {bad}; "
+                    "use the action masks (MaskablePPO) so the learner never picks one"
+                )
+            rewards, done = game.step(self.state, actions)
         self.learner_decisions += self.num_envs
         reward = rewards[b, self.learner_seat].astype(np.float32)
         ended = np.asarray(done, bool) | (reward != 0)

@@ -44,7 +44,7 @@ def obs_scale(num_players: int) -> np.ndarray:
 
 def decode(codes: np.ndarray, num_players: int) -> np.ndarray:
     """float32 planes of compact (..., C, n, n) uint8 observations (the consumer's side)."""
-    return codes.astype(np.float32) * obs_scale(num_players)[:, None, None]
+    return np.multiply(codes, obs_scale(num_players)[:, None, None], dtype=np.float32)
 
 
 def obs_channels(num_players: int) -> int:
