@@ -296,8 +296,14 @@ def setup(cfg: Any) -> Any:
         )
 
     def after_load(model: Any, out: Path) -> None:
-        if isinstance(model, SAC) and (out / "replay.pkl").exists():
-            model.load_replay_buffer(out / "replay.pkl")
+        import json
+
+        from training.run import unit_files
+
+        # the replay buffer of the committed checkpoint unit (state.json names it)
+        replay = unit_files(out, json.loads((out / "state.json").read_text()))["replay"]
+        if isinstance(model, SAC) and replay is not None and replay.exists():
+            model.load_replay_buffer(replay)
 
     what = "solo shots" if pool is None else f"{cfg.players} players vs {pool.describe()}"
     return TrainerSetup(

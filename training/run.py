@@ -105,8 +105,42 @@ def set_threads(threads: int) -> None:
     numba.set_num_threads(max(1, min(threads, int(numba.config.NUMBA_NUM_THREADS))))  # type: ignore[attr-defined]
 
 
+def _atomic(path: Path, write: Callable[[Path], Any], suffix: str = "") -> None:
+    """Write ``path`` through a temporary file and ``os.replace``: a reader (or a run
+    resumed after SIGKILL) sees the old file or the new one, never half of one. ``suffix``
+    ends the temporary name (SB3 appends ``.zip`` / ``.pkl`` to names without them)."""
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}{suffix}")
+    write(tmp)
+    with open(tmp, "rb+") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def unit_files(out: Path, state: dict[str, Any]) -> dict[str, Path | None]:
+    """The files of the checkpoint unit ``state.json`` names (model, rng, replay buffer).
+
+    ``state.json`` is written last and names the model, RNG and replay files of its own
+    step, so these always belong together; run directories from before the units named
+    no files, and their top-level ``model.zip`` / ``rng.pt`` / ``replay.pkl`` are used.
+    """
+    if "model" not in state:  # an older run directory
+        replay = out / "replay.pkl"
+        return {"model": out / "model.zip", "rng": out / "rng.pt", "replay": replay}
+    return {k: None if state.get(k) is None else out / state[k] for k in ("model", "rng", "replay")}
+
+
 class Saver:
-    """Writes checkpoints atomically; knows how to restore them."""
+    """Writes checkpoints as one atomic unit; knows how to restore them.
+
+    A save writes ``checkpoints/step_N.zip`` (model, optimizer, counter),
+    ``checkpoints/step_N.rng.pt`` (torch / numpy / python / env RNG states) and, for SAC,
+    ``checkpoints/step_N.replay.pkl``, each through a temporary file; then ``state.json``
+    (config, counters, pool listing, and the names of those files) is replaced in one
+    ``os.replace``, the commit point; only then is ``model.zip`` updated and the previous
+    unit's RNG / replay files removed. Pool snapshots are written (atomically) before a
+    ``state.json`` lists them. A run killed at any moment resumes from the last committed
+    unit, whose parts all come from the same step.
+    """
 
     def __init__(self, cfg: TrainConfig, model: Any, venv: Any, pool: Any) -> None:
         self.cfg = cfg
@@ -117,6 +151,7 @@ class Saver:
         self.checkpoints: list[str] = []
         self.elapsed_before = 0.0
         self.decisions_before = 0
+        self.unit: dict[str, str | None] = {}  # the committed unit's files (relative)
 
     def add_snapshot(self, step: int) -> None:
         import torch as th
@@ -129,7 +164,8 @@ class Saver:
         agent = SnapshotAgent(self.model.policy, name, seed=_derive(self.cfg.seed, name))
         self.pool.add_snapshot(name, agent)
         (self.out / "pool").mkdir(parents=True, exist_ok=True)
-        th.save(agent.policy.state_dict(), self.out / "pool" / f"{name}.pt")
+        state_dict = agent.policy.state_dict()
+        _atomic(self.out / "pool" / f"{name}.pt", lambda p: th.save(state_dict, p))
 
     def restore_snapshots(self, names: list[str]) -> None:
         import torch as th
@@ -147,11 +183,8 @@ class Saver:
 
         step = int(self.model.num_timesteps)
         (self.out / "checkpoints").mkdir(parents=True, exist_ok=True)
-        tmp = self.out / "model.tmp.zip"
-        self.model.save(tmp)
-        os.replace(tmp, self.out / "model.zip")
         ckpt = f"checkpoints/step_{step}.zip"
-        shutil.copyfile(self.out / "model.zip", self.out / ckpt)
+        _atomic(self.out / ckpt, self.model.save, suffix=".zip")
         if ckpt not in self.checkpoints:
             self.checkpoints.append(ckpt)
         rng = {
@@ -160,11 +193,16 @@ class Saver:
             "python": random.getstate(),
             "env": self.venv.rng_state() if hasattr(self.venv, "rng_state") else None,
         }
+        unit: dict[str, str | None] = {
+            "model": ckpt,
+            "rng": f"checkpoints/step_{step}.rng.pt",
+            "replay": None,
+        }
         if getattr(self.model, "replay_buffer", None) is not None:  # SAC: keep its memory
-            self.model.save_replay_buffer(self.out / "replay.tmp.pkl")
-            os.replace(self.out / "replay.tmp.pkl", self.out / "replay.pkl")
-        th.save(rng, self.out / "rng.tmp.pt")
-        os.replace(self.out / "rng.tmp.pt", self.out / "rng.pt")
+            replay = f"checkpoints/step_{step}.replay.pkl"
+            unit["replay"] = replay
+            _atomic(self.out / replay, self.model.save_replay_buffer, suffix=".pkl")
+        _atomic(self.out / str(unit["rng"]), lambda p: th.save(rng, p))
         state = {
             "config": asdict(self.cfg),
             "num_timesteps": step,
@@ -173,14 +211,25 @@ class Saver:
             "elapsed_seconds": self.elapsed_before + elapsed,
             "decisions": self.decisions_before + _decisions(self.venv),
             "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            **unit,
         }
-        (self.out / "state.tmp.json").write_text(json.dumps(state, indent=1))
-        os.replace(self.out / "state.tmp.json", self.out / "state.json")
+        text = json.dumps(state, indent=1)
+        _atomic(self.out / "state.json", lambda p: p.write_text(text))  # the commit point
+        # after the commit: the latest model where users look for it; the older unit's
+        # RNG and replay files are no longer named by any state.json
+        _atomic(self.out / "model.zip", lambda p: shutil.copyfile(self.out / ckpt, p))
+        keep = {self.out / str(v) for v in unit.values() if v}
+        for old in self.out.glob("checkpoints/*"):  # older units, and kills' leftovers
+            stale = old.name.endswith((".rng.pt", ".replay.pkl")) or ".tmp" in old.name
+            if stale and old not in keep:
+                old.unlink(missing_ok=True)
+        self.unit = unit
 
-    def restore_rng(self) -> None:
+    def restore_rng(self, path: Path | None = None) -> None:
+        """RNG states from the committed unit's file (``path``; default: ``rng.pt``)."""
         import torch as th
 
-        rng = th.load(self.out / "rng.pt", weights_only=False)
+        rng = th.load(self.out / "rng.pt" if path is None else path, weights_only=False)
         th.set_rng_state(rng["torch"])
         np.random.set_state(rng["numpy"])  # noqa: NPY002
         random.setstate(rng["python"])
@@ -297,16 +346,24 @@ def train(
     env = VecMonitor(venv)
     if resume:
         state = json.loads((out / "state.json").read_text())
+        files = unit_files(out, state)
         model = setup.algo.load(
-            out / "model.zip", env=env, device="cpu", tensorboard_log=str(out / "tb")
+            files["model"], env=env, device="cpu", tensorboard_log=str(out / "tb")
         )
+        if int(model.num_timesteps) != int(state["num_timesteps"]):
+            raise ValueError(
+                f"--resume: {files['model']} is at step {int(model.num_timesteps):,} but "
+                f"state.json at {int(state['num_timesteps']):,}: the run directory is "
+                "inconsistent (a save from before atomic checkpoints was interrupted?)"
+            )
         saver = Saver(cfg, model, venv, pool)
+        saver.unit = {k: state.get(k) for k in ("model", "rng", "replay")}
         saver.checkpoints = list(state.get("checkpoints", []))
         saver.elapsed_before = float(state.get("elapsed_seconds", 0.0))
         saver.decisions_before = int(state.get("decisions", 0))
         if pool is not None:
             saver.restore_snapshots(list(state.get("snapshots", [])))
-        saver.restore_rng()
+        saver.restore_rng(files["rng"])
         if setup.after_load is not None:
             setup.after_load(model, out)
     else:
