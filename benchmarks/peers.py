@@ -164,44 +164,19 @@ def our_game(name: str) -> OurGame:
 
 
 def __getattr__(name: str) -> Any:
-    """``OUR_GAMES``: every registered game, as the harness sees it."""
+    """``OUR_GAMES``: every registered game, as the harness sees it; deprecated names."""
     if name == "OUR_GAMES":
         return tuple(our_game(g) for g in registry.names())
     if name == "NO_RATIOS":
         return tuple(s.name for s in registry.specs() if s.continuous)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # old names the registry's aliases keep (a game's former harness class: its facade)
+    return registry.deprecated_attrs(__name__)(name)
 
 
 def _our_games() -> tuple[OurGame, ...]:
     """OUR_GAMES as set on the module (tests narrow it), else from the registry."""
     games = globals().get("OUR_GAMES")
     return tuple(games) if games is not None else __getattr__("OUR_GAMES")
-
-
-class MoonShotSelfPlay:
-    """Moon Shot's turn game for the harness: its batch facade
-    (``envs.moon_shot.batch.MoonShotBatch``) as is, one shot per game per call (physics and
-    scoring in one call, then MS-14..MS-17), random actions in [-1, 1]^4 from each game's
-    key, finished games restarted. This is exactly the per-shot path of ``moon_shot_v0``,
-    batched."""
-
-    def __init__(self, num_players: int = 2) -> None:
-        from envs.moon_shot.batch import MoonShotBatch
-
-        self.game = MoonShotBatch(num_players=num_players)
-        self.config = self.game.config
-        self.num_players = num_players
-
-    def init(self, batch_size: int, seed: int) -> Any:
-        return self.game.init(batch_size, seed)
-
-    def random_actions(self, state: Any) -> np.ndarray:
-        return self.game.random_actions(state)
-
-    def step(
-        self, state: Any, actions: np.ndarray, auto_reset: bool = False
-    ) -> tuple[np.ndarray, np.ndarray]:
-        return self.game.step(state, actions, auto_reset)
 
 
 def _aec(module: str, **kwargs: Any) -> Callable[[], Any]:

@@ -80,6 +80,12 @@ class GameSpec:
     trainer: Ref = "training.selfplay:setup"
     train_examples: tuple[str, ...] = ()  # shown by ``arena train --help``
     runner: Ref | None = None  # (players) -> Runner; None: TurnBasedRunner over ``batch``
+    #: game-record hooks, an ``envs.core.records.RecordHooks`` subclass (usually
+    #: ``envs/<game>/record.py``); None: the turn-based default (action ids as notation)
+    record: Ref | None = None
+    #: ``(record, animate) -> (scenes, animation data or None)`` for ``arena replay``
+    #: (usually ``envs/<game>/svg.py:replay_scenes``); None: the game has no replay pictures
+    replay_scenes: Ref | None = None
     bench: Ref | None = None  # (batch_sizes, seconds, threads) -> rows for ``arena bench``
     peer_config: str = ""  # the config label of its rows in ``benchmarks.peers``
     peer_facade: Ref | None = None  # () -> facade for the peers harness (default: batch)
@@ -251,80 +257,84 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 # -- the games ----------------------------------------------------------------------------
+def _folder(game: str) -> dict[str, Any]:
+    """The references every game folder holds under the same names: its AEC module
+    ``envs/<game>_v0.py``, ``bench.py:run``, ``svg.py:replay_scenes`` and ``play.py:main``."""
+    return {
+        "aec": f"envs.{game}_v0:env",
+        "bench": f"envs.{game}.bench:run",
+        "replay_scenes": f"envs.{game}.svg:replay_scenes",
+        "play": f"envs.{game}.play:main",
+    }
+
+
+def _board_folder(game: str) -> dict[str, Any]:
+    """A board game's folder: :func:`_folder`, its OpenSpiel game ``openspiel.py``, and its
+    heuristic, benchmark and OpenSpiel modules at the paths they had before they moved in."""
+    aliases = {
+        f"agents.{game}_heuristic": f"envs.{game}.heuristic",
+        f"benchmarks.{game}": f"envs.{game}.bench",
+        f"envs.openspiel.{game}": f"envs.{game}.openspiel",
+    }
+    return {**_folder(game), "openspiel": f"envs.{game}.openspiel", "aliases": aliases}
+
+
+#: the board games' ladder entrants and demo tournament
+_BOARD_LADDER = ("random", "heuristic", "mcts:50")
+_BOARD_DEMO = {"agents": ("random", "heuristic", "mcts:16"), "games_per_pair": 24}
+
+
 register(
     GameSpec(
         name="proteus",
+        **_board_folder("proteus"),
         title="Proteus",
         players=(2,),
         batch="envs.proteus.batch:ProteusBatch",
         batch_players_arg=None,
-        aec="envs.proteus_v0:env",
         env_players_arg=None,
         max_len_arg="max_turns",
         agents={"heuristic": "envs.proteus.heuristic:ProteusHeuristicAgent"},
-        ladder_agents=("random", "heuristic", "mcts:50"),
+        ladder_agents=_BOARD_LADDER,
         observations={"lookahead": "envs.proteus.lookahead:ProteusLookaheadBatch"},
         train_examples=(
             "arena train proteus --obs lookahead --time-limit 30 "
             "--opponents self:0.4,random:0.1,heuristic:0.5",
         ),
-        bench="envs.proteus.bench:run",
+        record="envs.proteus.record:ProteusRecords",
         peer_config="2p 3x3",
-        play="envs.proteus.play:main",
-        openspiel="envs.proteus.openspiel",
-        aliases={
-            "agents.proteus_heuristic": "envs.proteus.heuristic",
-            "benchmarks.proteus": "envs.proteus.bench",
-            "envs.openspiel.proteus": "envs.proteus.openspiel",
-        },
-        demo={
-            "steps": 300_000,
-            "agents": ("random", "heuristic", "mcts:16"),
-            "games_per_pair": 24,
-            "obs": "lookahead",
-        },
+        demo={**_BOARD_DEMO, "steps": 300_000, "obs": "lookahead"},
     )
 )
 
 register(
     GameSpec(
         name="virus_fight",
+        **_board_folder("virus_fight"),
         title="Virus Fight",
         players=(2, 3, 4),
         batch="envs.virus_fight.batch:VirusFightBatch",
-        aec="envs.virus_fight_v0:env",
         max_len_arg="max_rounds",
         agents={"heuristic": "envs.virus_fight.heuristic:VirusFightHeuristicAgent"},
-        ladder_agents=("random", "heuristic", "mcts:50"),
+        ladder_agents=_BOARD_LADDER,
         train_examples=(
             "arena train virus_fight --players 3 --opponents self:0.7,random:0.1,heuristic:0.2",
         ),
-        bench="envs.virus_fight.bench:run",
+        record="envs.virus_fight.record:VirusFightRecords",
         peer_config="2p 5x5",
-        play="envs.virus_fight.play:main",
-        openspiel="envs.virus_fight.openspiel",
-        aliases={
-            "agents.virus_fight_heuristic": "envs.virus_fight.heuristic",
-            "benchmarks.virus_fight": "envs.virus_fight.bench",
-            "envs.openspiel.virus_fight": "envs.virus_fight.openspiel",
-        },
-        demo={
-            "steps": 100_000,
-            "agents": ("random", "heuristic", "mcts:16"),
-            "games_per_pair": 24,
-        },
+        demo={**_BOARD_DEMO, "steps": 100_000},
     )
 )
 
 register(
     GameSpec(
         name="moon_shot",
+        **_folder("moon_shot"),
         title="Moon Shot",
         players=tuple(range(1, 9)),  # 1: solo shots (MS-21); 2..8 the turn game (MS-14)
         default_players=2,
         batch="envs.moon_shot.batch:MoonShotBatch",
         continuous=True,
-        aec="envs.moon_shot_v0:env",
         parallel="envs.moon_shot_v0:parallel_env",
         gym="envs.moon_shot.solo:MoonShotSoloEnv",  # solo shots (MS-21)
         agents={
@@ -351,16 +361,29 @@ register(
         evaluate="training.moon_shot:evaluate",
         train_examples=("arena train moon_shot --steps 300000",),
         runner="envs.moon_shot.runner:MoonShotRunner",
-        bench="envs.moon_shot.bench:run",
+        record="envs.moon_shot.record:MoonShotRecords",
         peer_config="2p",
-        peer_facade="benchmarks.peers:MoonShotSelfPlay",
-        play="envs.moon_shot.play:main",
         aliases={
             "training.evaluate:moon_shot_returns": "training.moon_shot:solo_returns",
             "agents.moon_shot_agents": "envs.moon_shot.agents",
             "benchmarks.moon_shot": "envs.moon_shot.bench",
             "benchmarks.moon_shot_calibrate": "envs.moon_shot.calibrate",
             "training.ladder_moon_shot": "envs.moon_shot.runner",
+            # the record helpers moved into the game's folder (envs/moon_shot/record.py)
+            **{
+                f"envs.core.records:{name}": f"envs.moon_shot.record:{name}"
+                for name in (
+                    "moon_shot_config",
+                    "moon_shot_config_dict",
+                    "moon_shot_from_moves",
+                    "moon_shot_record",
+                    "realised_launches",
+                    "record_shots",
+                    "shot_notation",
+                )
+            },
+            # the peers harness steps the batch facade itself
+            "benchmarks.peers:MoonShotSelfPlay": "envs.moon_shot.batch:MoonShotBatch",
         },
         demo={
             "steps": 20_000,

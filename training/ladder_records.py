@@ -93,26 +93,8 @@ def records_from_outcomes(
     if not outcomes or not any(getattr(o, "moves", None) for o in outcomes):
         return []
     common = {"source": source, "started": started, "finished": R.now()}
-    if getattr(outcomes[0], "shots", None) or game == "moon_shot":
-        out = [
-            R.moon_shot_record(
-                runner.facade.config, seed, i, agents, o.shots, o.rewards, o.digest, **common
-            )
-            for i, o in zip(indices, outcomes, strict=True)
-        ]
-    else:
-        out = R.board_records(
-            game,
-            runner.game,
-            seed,
-            indices,
-            agents,
-            [o.moves for o in outcomes],
-            [o.seats for o in outcomes],
-            [o.rewards for o in outcomes],
-            [o.digest for o in outcomes],
-            **common,
-        )
+    # the game's record hooks (its registry entry's ``record``) build them
+    out = R.hooks(game).from_outcomes(runner, seed, indices, agents, outcomes, **common)
     for r, o, k in zip(out, outcomes, ranks, strict=True):
         r.ranks = [int(x) for x in k]
         r.length = int(o.length)

@@ -11,8 +11,9 @@ replayed states (``envs/<game>/svg.py``).
 The page needs no network: the pictures are inline SVG, the controls a small inline
 script. Buttons (first, back, play/pause, forward, last), a slider and the keyboard (left
 / right arrows, Home, End, space) step through the game; the move list beside the board
-jumps to a move when clicked; ``page.html#move=N`` opens at move N. Moon Shot pages move
-the pieces along their recorded physics trajectories when stepping forward one shot.
+jumps to a move when clicked; ``page.html#move=N`` opens at move N. Pages of a game with
+physics (animation data from its ``replay_scenes``) move the pieces along their recorded
+trajectories when stepping forward one move.
 """
 
 from __future__ import annotations
@@ -25,55 +26,22 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.records import GameRecord, ReplayMismatch, read_records, replay
+from envs.core.records import GameRecord, ReplayMismatch, read_records
 from envs.core.scene import Scene, to_rgb, to_svg
 
 
 def scenes(record: GameRecord, animate: bool = False) -> tuple[list[Scene], dict[str, Any] | None]:
-    """One scene per position (the start, then after each move), and for Moon Shot the
-    animation data of every shot (``animate``: also the in-flight scenes, for GIFs)."""
-    rep = replay(record, keep_states=True, frames=record.game == "moon_shot")
-    if record.game == "proteus":
-        from envs.proteus.svg import scene
+    """One scene per position (the start, then after each move), and for a game whose moves
+    are animated (physics trajectories) the animation data of every move (``animate``:
+    also the in-between scenes, for GIFs). The game's registry entry names the drawing
+    (``replay_scenes``, usually ``envs/<game>/svg.py``)."""
+    from envs import registry
 
-        return [
-            scene(s, 0, record.moves[k - 1] if k else None) for k, s in enumerate(rep.states)
-        ], None
-    if record.game == "virus_fight":
-        from envs.virus_fight.svg import scene as vf_scene
-
-        return [
-            vf_scene(rep.facade, s, 0, None, record.moves[k - 1] if k else None)
-            for k, s in enumerate(rep.states)
-        ], None
-    if record.game != "moon_shot":
+    spec = registry.get(record.game) if record.game in registry.names() else None
+    if spec is None or spec.replay_scenes is None:
         raise ValueError(f"no pictures for game {record.game!r}")
-    from envs.moon_shot import svg as ms
-
-    cfg = rep.facade
-    out: list[Scene] = []
-    traj: list[Any] = []
-    topp: list[Any] = []
-    for k, st in enumerate(rep.states):
-        args = (cfg, st.scores[0], int(st.round[0]), int(st.seat[0]), bool(st.done[0]))
-        if k == 0:
-            out.append(ms.scene(*args, int(st.outcome[0]), None, None, record.agents))
-            continue
-        sh = rep.shots[k - 1]
-        path = ms.trajectory(sh.frames[0])
-        shot = dict(record.shots[k - 1], toppled=sh.toppled[0].tolist())
-        if animate:
-            prev = rep.states[k - 1]
-            pargs = (cfg, prev.scores[0], int(prev.round[0]), int(prev.seat[0]), False, 0)
-            for f in range(1, len(path), 3):
-                moving = dict(shot, poses=path[f], kind="in flight", points=0)
-                out.append(ms.scene(*pargs, moving, path[: f + 1], record.agents))
-        out.append(ms.scene(*args, int(st.outcome[0]), shot, path, record.agents))
-        traj.append(np.round(path, 6).tolist())
-        topp.append(sh.toppled[0].tolist())
-    anim = dict(ms.view_json(cfg), traj=traj, toppled=topp)
-    anim["halves"] = (cfg.params.sizes()[:, 0] / 2.0).tolist()
-    return out, anim
+    out, anim = registry.load(spec.replay_scenes)(record, animate)
+    return list(out), anim
 
 
 def _result_text(record: GameRecord) -> str:
@@ -206,7 +174,7 @@ def replay_html(record: GameRecord, title: str | None = None) -> str:
         "seats": list(record.seats),
         # who moved, in the list: where seats do not simply alternate (3+ players, shots)
         "agents": [f"p{s}" for s in range(len(record.rewards))]
-        if len(record.rewards) > 2 or record.game == "moon_shot"
+        if len(record.rewards) > 2 or anim is not None
         else None,
         "anim": anim,
     }
@@ -252,19 +220,26 @@ def write_replay(record: GameRecord, path: str | Path, title: str | None = None)
     return p
 
 
-def _frames(record: GameRecord) -> list[np.ndarray]:
-    sc, _ = scenes(record, animate=True)
-    return [to_rgb(s) for s in sc]
+#: animated games (physics trajectories) draw in-flight frames: this many per position
+_ANIMATED_SPEED = 4
+
+
+def _frames(record: GameRecord) -> tuple[list[np.ndarray], int]:
+    """RGB frames and how many frames a position spans (1; animated games more)."""
+    sc, anim = scenes(record, animate=True)
+    return [to_rgb(s) for s in sc], 1 if anim is None else _ANIMATED_SPEED
 
 
 def export_gif(record: GameRecord, path: str | Path, fps: float = 2.0) -> Path:
-    """An animated GIF of the game (Pillow), one frame per position (Moon Shot: in flight too)."""
+    """An animated GIF of the game (Pillow), one frame per position (animated games: the
+    in-flight frames too)."""
     from PIL import Image
 
-    frames = [Image.fromarray(f) for f in _frames(record)]
+    rgb, speed = _frames(record)
+    frames = [Image.fromarray(f) for f in rgb]
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    ms = int(1000 / (fps * (4 if record.game == "moon_shot" else 1)))
+    ms = int(1000 / (fps * speed))
     frames[0].save(p, save_all=True, append_images=frames[1:], duration=ms, loop=0)
     return p
 
@@ -278,7 +253,7 @@ def export_mp4(record: GameRecord, path: str | Path, fps: float = 2.0) -> Path:
         raise ImportError(
             "--mp4 needs imageio and imageio-ffmpeg (pip install imageio-ffmpeg)"
         ) from None
-    frames = _frames(record)
+    frames, speed = _frames(record)
     h = max(f.shape[0] for f in frames)
     w = max(f.shape[1] for f in frames)
     h, w = h + (-h) % 16, w + (-w) % 16
@@ -289,7 +264,7 @@ def export_mp4(record: GameRecord, path: str | Path, fps: float = 2.0) -> Path:
         padded.append(out)
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    imageio.mimsave(p, padded, fps=fps * (4 if record.game == "moon_shot" else 1))
+    imageio.mimsave(p, padded, fps=fps * speed)
     return p
 
 

@@ -55,7 +55,7 @@ class GameOutcome:
     finish: np.ndarray  # (P,) float: step a seat's game ended (or points)
     length: int  # decisions (turn-based games) or shots played
     # the game record's raw material (envs/core/records.py): action and seat per move,
-    # final-state digest; Moon Shot: one dict per shot
+    # final-state digest; a game with its own turn loop: one dict per move (``shots``)
     moves: list[Any] = field(default_factory=list)
     seats: list[int] = field(default_factory=list)
     digest: str = ""

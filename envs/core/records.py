@@ -3,36 +3,42 @@
 A record holds what is needed to play a game again and to check that the replay is the
 same game: the game and its static configuration, the series seed and the game index
 (game ``i`` of a series starts from ``init(i + 1, seed)``'s game ``i``, as in the ladder),
-the agent per seat, the move list (action ids and the rules' notation: PR-n / VF-n
-notation for the board games; for Moon Shot the MS-5 actions with their noise seeds,
-realised MS-6/MS-7 launches, resting poses and points), the result, timestamps, and the
-package and library versions. Files are JSON lines (``.jsonl``): one record per line.
+the agent per seat, the move list (action ids and the rules' notation; a game with its
+own turn loop adds per-move details such as noise seeds and resting poses in ``shots``),
+the result, timestamps, and the package and library versions. Files are JSON lines
+(``.jsonl``): one record per line.
 
-:func:`replay` plays a record through the game's batch facade (board games) or the
-Moon Shot game flow and raises :class:`ReplayMismatch` at the first difference: an
-illegal move, another seat to move, other rewards, other shot seeds, launches or poses
-(compared as float64 bits), or another final-state digest. :func:`replay_states` yields
-the position after every move, which the replay page draws (docs/replay.md).
+What differs between games is a :class:`RecordHooks` object that the game's registry entry
+names (``GameSpec.record``, ``envs/<game>/record.py``): the stored env name, the
+notation, position texts, and for a game that is not a turn-based batch facade its own
+record building and replay. A game without one gets :class:`RecordHooks` itself: action
+ids as notation, the facade built from the entry's ``batch`` reference.
+
+:func:`replay` plays a record again and raises :class:`ReplayMismatch` at the first
+difference: an illegal move, another seat to move, other rewards, or another final-state
+digest (and whatever else the game's hooks compare). :func:`replay_states` yields the
+position after every move, which the replay page draws (docs/replay.md).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import json
 import platform
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from envs import registry
+
 FORMAT = "tabletop-arena-record"
 VERSION = 1
-BOARD_GAMES = ("proteus", "virus_fight")
-ENV_NAMES = {"proteus": "proteus_v0", "virus_fight": "virus_fight_v0", "moon_shot": "moon_shot_v0"}
 
 
 class ReplayMismatch(AssertionError):
@@ -48,18 +54,18 @@ class GameRecord:
     seed: int
     game_index: int
     agents: list[str]
-    actions: list[Any]  # int ids (board games) or [a0, a1, a2, a3] (Moon Shot)
+    actions: list[Any]  # int ids (turn-based games) or action vectors (continuous actions)
     seats: list[int]  # the seat that made each move
     moves: list[str]  # notation of each move
     rewards: list[float]
     ranks: list[int] = field(default_factory=list)
     length: int = 0
-    digest: str = ""  # blake2b of the final state's arrays (board games)
-    shots: list[dict[str, Any]] = field(default_factory=list)  # Moon Shot only
+    digest: str = ""  # blake2b of the final state's arrays
+    shots: list[dict[str, Any]] = field(default_factory=list)  # per-move details (own loops)
     outcome: str = ""
     source: str = ""  # "ladder", "play", "evaluate", ...
     start: str = ""  # position text the game started from ("" = the rules' start);
-    # "key=K": the rules' start with RNG key K (VF-12 tie-breaks, Moon Shot noise) when the
+    # "key=K": the rules' start with RNG key K (tie-breaks, shot noise) when the
     # key is not derived from (seed, index), as in ``arena play``
     started: str = ""
     finished: str = ""
@@ -68,7 +74,7 @@ class GameRecord:
     def to_json(self) -> str:
         """One line of JSON (floats keep their exact value: Python's repr round-trips)."""
         d = {"format": FORMAT, "version": VERSION, **dataclasses.asdict(self)}
-        d["env"] = ENV_NAMES.get(self.game, self.game)
+        d["env"] = hooks(self.game).env_name
         return json.dumps(d, separators=(",", ":"))
 
     @classmethod
@@ -147,65 +153,169 @@ def facade_config(game: Any) -> dict[str, Any]:
     return out
 
 
+def _check(cond: bool, what: str) -> None:
+    if not cond:
+        raise ReplayMismatch(what)
+
+
+def _legal_step(game: Any, state: Any, t: int, action: Any) -> np.ndarray:
+    """Play move ``t`` of a batch-of-one game (ReplayMismatch if illegal); its rewards."""
+    a = int(action)
+    mask = np.asarray(game.legal_mask(state))[0]
+    _check(0 <= a < len(mask) and bool(mask[a]), f"move {t}: {action} is illegal")
+    return np.asarray(game.step(state, np.array([a], np.int64))[0], np.float64)[0]
+
+
+def check_result(record: GameRecord, over: bool, rewards: Any, state: Any, what: str) -> None:
+    """How every replay ends: the game is over after its ``what`` (moves, shots), with the
+    record's rewards and (when stored) its final-state digest; ReplayMismatch otherwise."""
+    _check(over, f"the game is not over after its {what}")
+    got = np.asarray(rewards, np.float64)
+    _check(
+        np.array_equal(got, np.asarray(record.rewards, np.float64)),
+        f"rewards {got.tolist()} differ from the record's {record.rewards}",
+    )
+    if record.digest:
+        _check(state_digest(state, 0) == record.digest, "final state differs (digest)")
+
+
+@dataclass
+class Replayed:
+    """What replaying a record gives: the states after each move, and the summary."""
+
+    states: list[Any]  # batch-of-one states: the start, then after each move
+    rewards: np.ndarray  # (P,) summed rewards
+    length: int
+    facade: Any = None  # the batch facade (or the static config the game's hooks replay on)
+    shots: list[Any] = field(default_factory=list)  # per-move results of a game's own loop
+
+
+class RecordHooks:
+    """How one game's records are built and replayed; the default serves any turn-based
+    game on a batch facade (``envs/core/batch.py``). A game overrides what differs in
+    ``envs/<game>/record.py`` and names the class in its registry entry (``record``)."""
+
+    #: the PettingZoo env name stored with the record ("": the game's name)
+    env: str = ""
+    #: replay asks for in-flight frames (physics trajectories) when drawing
+    trajectories: bool = False
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+
+    @property
+    def env_name(self) -> str:
+        """The ``env`` field of this game's records."""
+        return self.env or self.game
+
+    # -- the game's pieces -------------------------------------------------------------
+    def facade(self, config: dict[str, Any]) -> Any:
+        """The batch facade a record was played on, from the registry entry's ``batch``
+        (the config's ``players`` goes to its player-count argument; other keys the
+        factory does not take are ignored)."""
+        spec = registry.get(self.game)
+        if spec.batch is None:
+            raise ValueError(f"no batch facade for game {self.game!r}")
+        factory = registry.load(spec.batch)
+        kw = {k: v for k, v in config.items() if k != "players"}
+        try:
+            params = inspect.signature(factory).parameters.values()
+        except (TypeError, ValueError):
+            params = None
+        if params is not None and not any(p.kind is p.VAR_KEYWORD for p in params):
+            names = {p.name for p in params}
+            kw = {k: v for k, v in kw.items() if k in names}
+        if spec.batch_players_arg is not None:
+            kw[spec.batch_players_arg] = int(config.get("players", spec.default_players))
+        return factory(**kw)
+
+    def notation(self, config: dict[str, Any]) -> Callable[[Any], str]:
+        """``action -> str`` in the rules' notation (here: the action id)."""
+        return lambda a: str(int(a))
+
+    def position(self, facade: Any, text: str) -> Any:
+        """The batch-of-one state of a position text (a game with position texts says)."""
+        raise ValueError(f"game {self.game!r} has no position texts; cannot start from {text!r}")
+
+    def start_state(self, facade: Any, text: str) -> Any:
+        """The state a record's ``start`` names: ``key=K`` is the rules' start with RNG key
+        K, anything else a position text."""
+        if text.startswith("key="):
+            state = facade.init(1, 0)
+            state.rng[:] = np.uint64(int(text[4:]))
+            return state
+        return self.position(facade, text)
+
+    # -- records -----------------------------------------------------------------------
+    def from_outcomes(
+        self,
+        runner: Any,
+        seed: int,
+        indices: Sequence[int],
+        agents: Sequence[str],
+        outcomes: Sequence[Any],
+        **common: Any,
+    ) -> list[GameRecord]:
+        """Records of a runner's outcomes (``envs.core.match.GameOutcome``)."""
+        return board_records(
+            self.game, runner.game, seed, indices, agents,
+            [o.moves for o in outcomes], [o.seats for o in outcomes],
+            [o.rewards for o in outcomes], [o.digest for o in outcomes], **common,
+        )  # fmt: skip
+
+    def from_play(
+        self,
+        config: dict[str, Any],
+        agents: Sequence[str],
+        moves: Sequence[tuple[int, Any]],
+        start: str = "",
+        started: str = "",
+    ) -> GameRecord:
+        """The record of an ``arena play`` game given as (seat, action) per move."""
+        return from_moves(
+            self.game, config, agents, [a for _, a in moves], [s for s, _ in moves],
+            start=start, started=started,
+        )  # fmt: skip
+
+    def replay(self, record: GameRecord, keep_states: bool, frames: bool) -> Replayed:
+        """Play ``record`` through the facade; ReplayMismatch at the first difference."""
+        game = self.facade(record.config)
+        i = int(record.game_index)
+        state = game.take(game.init(i + 1, int(record.seed)), np.array([i]))
+        if record.start:
+            state = self.start_state(game, record.start)
+        total = np.zeros(int(game.num_players))
+        states = [game.copy(state)] if keep_states else []
+        _check(len(record.actions) == len(record.seats), "actions and seats differ in length")
+        for t, (a, seat) in enumerate(zip(record.actions, record.seats, strict=True)):
+            cur = int(game.current_player(state)[0])
+            _check(cur == int(seat), f"move {t}: seat {cur} to move, the record says {seat}")
+            total += _legal_step(game, state, t, a)
+            if keep_states:
+                states.append(game.copy(state))
+        over = bool(np.asarray(game.terminated(state))[0])
+        check_result(record, over, total, state, "moves")
+        return Replayed(states, total, len(record.actions), facade=game)
+
+
+def hooks(game: str) -> RecordHooks:
+    """The record hooks of ``game``: its registry entry's ``record``, else the turn-based
+    default (also for a game played on a runner of its own without an entry: its records
+    are written; replaying them needs the entry's facade)."""
+    spec = registry.get(game) if game in registry.names() else None
+    if spec is None or spec.record is None:
+        return RecordHooks(game)
+    return registry.load(spec.record)(game)
+
+
 def make_facade(game: str, config: dict[str, Any]) -> Any:
-    """The batch facade a record of a board game was played on."""
-    if game == "proteus":
-        from envs.proteus.batch import ProteusBatch
-
-        return ProteusBatch(**{k: v for k, v in config.items() if k == "max_turns"})
-    if game == "virus_fight":
-        from envs.virus_fight.batch import VirusFightBatch
-
-        keys = ("board_size", "max_rounds")
-        return VirusFightBatch(
-            num_players=int(config.get("players", 2)),
-            **{k: v for k, v in config.items() if k in keys},
-        )
-    raise ValueError(f"no batch facade for game {game!r}; records replay {', '.join(ENV_NAMES)}")
+    """The batch facade a record of ``game`` was played on."""
+    return hooks(game).facade(config)
 
 
-def moon_shot_config(config: dict[str, Any]) -> Any:
-    """The ``MoonShotConfig`` of a Moon Shot record (default physics unless stored)."""
-    from envs.moon_shot.batch import MoonShotConfig
-    from envs.moon_shot.params import PhysicsParams
-
-    kw = {k: v for k, v in config.items() if k not in ("players", "params")}
-    params = PhysicsParams(**config["params"]) if config.get("params") else PhysicsParams()
-    return MoonShotConfig(num_players=int(config.get("players", 2)), params=params, **kw)
-
-
-def moon_shot_config_dict(cfg: Any) -> dict[str, Any]:
-    """What :func:`moon_shot_config` reads back (physics only when not the default)."""
-    from envs.moon_shot.params import PhysicsParams
-
-    out: dict[str, Any] = {"players": int(cfg.num_players)}
-    for f in dataclasses.fields(cfg):
-        if f.name in ("num_players", "params"):
-            continue
-        out[f.name] = getattr(cfg, f.name)
-    if cfg.params != PhysicsParams():
-        out["params"] = dataclasses.asdict(cfg.params)
-    return out
-
-
-def notation(game: str, config: dict[str, Any]) -> Any:
-    """``action -> str`` in the rules' notation (``str`` of the id for other games)."""
-    if game == "proteus":
-        from envs.proteus.notation import action_to_str
-
-        return action_to_str
-    if game == "virus_fight":
-        from envs.virus_fight import notation as vn
-        from envs.virus_fight.batch import DEFAULT_BOARD
-
-        n = int(config.get("board_size", DEFAULT_BOARD[int(config.get("players", 2))]))
-        return lambda a: vn.action_to_str(int(a), n)
-    return lambda a: str(int(a))
-
-
-def shot_notation(action: Sequence[float]) -> str:
-    """A Moon Shot action (MS-5, each entry in [-1, 1]) as text."""
-    return "shot " + " ".join(f"{k}{float(v):+.2f}" for k, v in zip("tvzo", action, strict=True))
+def notation(game: str, config: dict[str, Any]) -> Callable[[Any], str]:
+    """``action -> str`` in the rules' notation (``str`` of the id for games without one)."""
+    return hooks(game).notation(config)
 
 
 # ----------------------------------------------------------------------------- digests
@@ -250,113 +360,16 @@ def split_trace(
     return actions, seats
 
 
-def realised_launches(actions: np.ndarray, seeds: np.ndarray, cfg: Any) -> np.ndarray:
-    """(M, 4) realised [theta rad, v m/s, z m, o] of M shots after noise (MS-5..MS-7)."""
-    from envs.moon_shot import physics
-
-    params = cfg.physics_params()
-    p_arr = params.to_array()
-    out = np.zeros((len(actions), 4))
-    for m, (a, s) in enumerate(zip(np.asarray(actions, np.float64), seeds, strict=True)):
-        theta, v, z, o = physics.action_to_physical(p_arr, np.ascontiguousarray(a))
-        out[m] = physics.launch_states(theta, v, z, o, physics.seed_normals(int(s)), params)[3]
-    return out
-
-
-def record_shots(
-    shots: list[list[dict[str, Any]]],
-    games: np.ndarray,
-    seats: np.ndarray,
-    actions: np.ndarray,
-    seeds: np.ndarray,
-    result: Any,
-) -> None:
-    """Append one turn of Moon Shot shots (``Shots`` of games ``games``, in that order) to
-    the per-game lists of a runner."""
-    from envs.moon_shot.scoring import KIND_NAMES
-
-    sc = result.score
-    for j, g in enumerate(np.asarray(games).tolist()):
-        shots[g].append(
-            {
-                "seat": int(seats[j]),
-                "action": [float(x) for x in actions[j]],
-                "seed": int(seeds[j]),
-                "poses": np.asarray(result.poses[j], np.float64).tolist(),
-                "toppled": [bool(x) for x in result.toppled[j]],
-                "points": int(sc.points[j]),
-                "kind": KIND_NAMES[int(sc.kind[j])],
-            }
-        )
-
-
 # ----------------------------------------------------------------------------- replay
-
-
-@dataclass
-class Replayed:
-    """What replaying a record gives: the states after each move, and the summary."""
-
-    states: list[Any]  # batch-of-one states: the start, then after each move
-    rewards: np.ndarray  # (P,) summed rewards
-    length: int
-    facade: Any = None  # the batch facade (board games) or MoonShotConfig
-    shots: list[Any] = field(default_factory=list)  # Moon Shot: run_shots result per shot
-
-
-def _check(cond: bool, what: str) -> None:
-    if not cond:
-        raise ReplayMismatch(what)
 
 
 def replay(record: GameRecord, keep_states: bool = False, frames: bool = False) -> Replayed:
     """Play ``record`` again through the kernels; ReplayMismatch at the first difference.
 
-    ``keep_states`` keeps the state after every move (for drawing); ``frames`` asks the
-    Moon Shot physics for trajectories too (the replay page animates them).
+    ``keep_states`` keeps the state after every move (for drawing); ``frames`` asks a
+    game with physics for trajectories too (the replay page animates them).
     """
-    if record.game == "moon_shot":
-        return _replay_moon_shot(record, keep_states, frames)
-    game = make_facade(record.game, record.config)
-    i = int(record.game_index)
-    state = game.take(game.init(i + 1, int(record.seed)), np.array([i]))
-    if record.start:
-        state = _from_text(record.game, game, record.start)
-    p = int(game.num_players)
-    total = np.zeros(p)
-    states = [game.copy(state)] if keep_states else []
-    _check(len(record.actions) == len(record.seats), "actions and seats differ in length")
-    for t, (a, seat) in enumerate(zip(record.actions, record.seats, strict=True)):
-        cur = int(game.current_player(state)[0])
-        _check(cur == int(seat), f"move {t}: seat {cur} to move, the record says {seat}")
-        mask = np.asarray(game.legal_mask(state))[0]
-        _check(0 <= int(a) < len(mask) and bool(mask[int(a)]), f"move {t}: {a} is illegal")
-        rewards, _ = game.step(state, np.array([int(a)], np.int64))
-        total += np.asarray(rewards, np.float64)[0]
-        if keep_states:
-            states.append(game.copy(state))
-    _check(bool(np.asarray(game.terminated(state))[0]), "the game is not over after its moves")
-    _check(
-        np.array_equal(total, np.asarray(record.rewards, np.float64)),
-        f"rewards {total.tolist()} differ from the record's {record.rewards}",
-    )
-    if record.digest:
-        _check(state_digest(state, 0) == record.digest, "final state differs (digest)")
-    return Replayed(states, total, len(record.actions), facade=game)
-
-
-def _from_text(game_name: str, game: Any, text: str) -> Any:
-    if text.startswith("key="):  # the rules' start with this RNG key
-        state = game.init(1, 0)
-        state.rng[:] = np.uint64(int(text[4:]))
-        return state
-    if game_name == "proteus":
-        from envs.proteus.batch import state_from_text
-
-        return state_from_text(text)
-    from envs.virus_fight.position import from_text
-
-    return from_text(game, text)
+    return hooks(record.game).replay(record, keep_states, frames)
 
 
 def from_moves(
@@ -370,15 +383,14 @@ def from_moves(
     source: str = "play",
     started: str = "",
 ) -> GameRecord:
-    """The record of a board game given by its moves (``arena play``): the moves are played
-    through the facade for the result and digest (ReplayMismatch if one is illegal)."""
-    game = make_facade(game_name, config)
-    state = game.init(1, int(seed)) if not start else _from_text(game_name, game, start)
+    """The record of a turn-based game given by its moves (``arena play``): the moves are
+    played through the facade for the result and digest (ReplayMismatch if one is illegal)."""
+    h = hooks(game_name)
+    game = h.facade(config)
+    state = game.init(1, int(seed)) if not start else h.start_state(game, start)
     total = np.zeros(int(game.num_players))
     for t, a in enumerate(actions):
-        mask = np.asarray(game.legal_mask(state))[0]
-        _check(0 <= int(a) < len(mask) and bool(mask[int(a)]), f"move {t}: {a} is illegal")
-        total += np.asarray(game.step(state, np.array([int(a)], np.int64))[0], np.float64)[0]
+        total += _legal_step(game, state, t, a)
     _check(bool(np.asarray(game.terminated(state))[0]), "the game is not over after its moves")
     rec = board_records(
         game_name, game, seed, [0], agents, [list(actions)], [list(seats)], [total.tolist()],
@@ -386,36 +398,6 @@ def from_moves(
         start=start,
     )[0]  # fmt: skip
     return rec
-
-
-def moon_shot_from_moves(
-    cfg: Any,
-    key: int,
-    agents: Sequence[str],
-    moves: Sequence[tuple[int, Sequence[float]]],
-    source: str = "play",
-    started: str = "",
-) -> GameRecord:
-    """The record of a Moon Shot game with noise key ``key`` given by its (seat, action)
-    shots: they are shot again through ``MoonShotBatch.shoot`` for seeds, poses, points."""
-    from envs.moon_shot import game as G
-    from envs.moon_shot.batch import MoonShotBatch
-
-    fac = MoonShotBatch(cfg)
-    state = fac.new_games(np.array([key], np.uint64))
-    shots: list[list[dict[str, Any]]] = [[]]
-    for t, (seat, a) in enumerate(moves):
-        _check(
-            not bool(state.done[0]) and int(state.seat[0]) == int(seat), f"shot {t}: out of turn"
-        )
-        act = np.asarray([a], np.float64)
-        seeds = G.shot_seeds(state.key, state.turn)
-        record_shots(shots, np.array([0]), np.array([seat]), act, seeds, fac.shoot(state, act))
-    _check(bool(state.done[0]), "the game is not over after its shots")
-    return moon_shot_record(
-        cfg, 0, 0, agents, shots[0], state.rewards[0], state_digest(state, 0), source=source,
-        started=started or now(), finished=now(), start=f"key={int(key)}",
-    )  # fmt: skip
 
 
 def save_play_record(
@@ -427,71 +409,18 @@ def save_play_record(
     start: str = "",
     started: str = "",
 ) -> str:
-    """Append the record of a finished ``arena play`` game ((seat, action) per move; for
-    Moon Shot the action is the MS-5 vector and ``start`` is ``key=K``) to
-    ``path`` and say where it went (the line to print); "" when ``path`` is empty."""
+    """Append the record of a finished ``arena play`` game ((seat, action) per move; a game
+    with its own turn loop may need ``start`` to be ``key=K``) to ``path`` and say where
+    it went (the line to print); "" when ``path`` is empty."""
     if not path:
         return ""
     try:
-        if game_name == "moon_shot":
-            cfg = moon_shot_config(config)
-            rec = moon_shot_from_moves(cfg, int(start[4:]), agents, moves, started=started)
-        else:
-            rec = from_moves(
-                game_name, config, agents, [a for _, a in moves], [s for s, _ in moves],
-                start=start, started=started,
-            )  # fmt: skip
+        rec = hooks(game_name).from_play(config, agents, moves, start=start, started=started)
     except (ReplayMismatch, ValueError) as exc:
         return f"game not recorded: {exc}"
     p = write_records(path, [rec])
     n = sum(1 for line in p.read_text(encoding="utf-8").splitlines() if line.strip()) - 1
     return f"game record: {p} (watch it: arena replay {p} {n})"
-
-
-def _bits_equal(a: Any, b: Any) -> bool:
-    x, y = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return x.shape == y.shape and x.tobytes() == y.tobytes()
-
-
-def _replay_moon_shot(record: GameRecord, keep_states: bool, frames: bool) -> Replayed:
-    """Through the facade's one turn loop (``MoonShotBatch.shoot``: physics, MS-14..MS-17)."""
-    from envs.moon_shot import game as G
-    from envs.moon_shot.batch import MoonShotBatch
-
-    cfg = moon_shot_config(record.config)
-    fac = MoonShotBatch(cfg)
-    i = int(record.game_index)
-    if record.start.startswith("key="):
-        key = np.array([int(record.start[4:])], np.uint64)
-    else:
-        key = G.derive_keys(int(record.seed), i + 1)[i : i + 1]
-    state = fac.new_games(key)
-    states = [state.copy()] if keep_states else []
-    shots = []
-    _check(len(record.shots) == len(record.actions), "actions and shots differ in length")
-    for t, (a, shot) in enumerate(zip(record.actions, record.shots, strict=True)):
-        _check(not bool(state.done[0]), f"shot {t}: the game was already over")
-        _check(int(state.seat[0]) == int(record.seats[t]), f"shot {t}: another seat shoots")
-        seed = G.shot_seeds(state.key, state.turn)
-        _check(int(seed[0]) == int(shot["seed"]), f"shot {t}: noise seed differs")
-        act = np.asarray([a], np.float64)
-        sh = fac.shoot(state, act, record=frames)
-        _check(_bits_equal(sh.poses[0], shot["poses"]), f"shot {t}: resting poses differ")
-        if "launch" in shot:
-            got = realised_launches(act, seed, cfg)[0]
-            _check(_bits_equal(got, shot["launch"]), f"shot {t}: realised launch differs")
-        _check(int(sh.score.points[0]) == int(shot["points"]), f"shot {t}: points differ")
-        shots.append(sh)
-        if keep_states:
-            states.append(state.copy())
-    _check(bool(state.done[0]), "the game is not over after its shots")
-    _check(
-        np.array_equal(state.rewards[0], np.asarray(record.rewards, np.float64)),
-        f"rewards {state.rewards[0].tolist()} differ from the record's {record.rewards}",
-    )
-    if record.digest:
-        _check(state_digest(state, 0) == record.digest, "final state differs (digest)")
-    return Replayed(states, state.rewards[0].copy(), len(record.actions), facade=cfg, shots=shots)
 
 
 def replay_states(record: GameRecord) -> Iterator[Any]:
@@ -514,7 +443,7 @@ def board_records(
     digests: Sequence[str],
     **common: Any,
 ) -> list[GameRecord]:
-    """Records of board games played by a runner (one per index)."""
+    """Records of turn-based games played by a runner (one per index)."""
     cfg = facade_config(game)
     to_str = notation(game_name, cfg)
     ver = versions()
@@ -538,37 +467,14 @@ def board_records(
     ]
 
 
-def moon_shot_record(
-    cfg: Any,
-    seed: int,
-    index: int,
-    agents: Sequence[str],
-    shots: Sequence[dict[str, Any]],
-    rewards: Sequence[float],
-    digest: str = "",
-    **common: Any,
-) -> GameRecord:
-    """A Moon Shot record from its shots (dicts with seat, action, seed, poses, points,
-    kind); the realised launches are added here (MS-6/MS-7, from the action and seed)."""
-    shots = [dict(s) for s in shots]
-    if shots:
-        acts = np.array([s["action"] for s in shots], np.float64)
-        seeds = np.array([int(s["seed"]) for s in shots], np.uint64)
-        for s, launch in zip(shots, realised_launches(acts, seeds, cfg), strict=True):
-            s["launch"] = [float(x) for x in launch]
-    return GameRecord(
-        game="moon_shot",
-        config=moon_shot_config_dict(cfg),
-        seed=int(seed),
-        game_index=int(index),
-        agents=list(agents),
-        actions=[[float(x) for x in s["action"]] for s in shots],
-        seats=[int(s["seat"]) for s in shots],
-        moves=[shot_notation(s["action"]) for s in shots],
-        rewards=[float(x) for x in rewards],
-        length=len(shots),
-        digest=digest,
-        shots=shots,
-        versions=versions(),
-        **common,
-    )
+_deprecated = registry.deprecated_attrs(__name__)
+
+
+def __getattr__(name: str) -> Any:
+    """Old names: a game's record helpers now in ``envs/<game>/record.py`` (the registry's
+    aliases), and the game lists ``BOARD_GAMES`` / ``ENV_NAMES`` now derived from it."""
+    if name == "BOARD_GAMES":
+        return tuple(s.name for s in registry.specs() if not s.continuous)
+    if name == "ENV_NAMES":
+        return {g: hooks(g).env_name for g in registry.names()}
+    return _deprecated(name)

@@ -2,7 +2,7 @@
 
 Its contents now live in :mod:`envs.moon_shot.state` (the batch state, outcome codes and
 per-game keys) and :mod:`envs.moon_shot.rules` (the MS-14..MS-19 and MS-21 steps), the
-file names Proteus and Virus Fight use for the same layers.
+file names every game in ``envs/`` uses for the same layers.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The Moon Shot batch state (:class:`GameState`, :class:`SoloState`) and the games' keys.
 
 Why apart from the rules: the state class is the layer every Moon Shot module shares
-(the rules, the batch facade, the envs, rendering, records), as ``state.py`` is in Proteus
-and Virus Fight. State is plain numpy arrays with a leading batch axis ``N``; the static
+(the rules, the batch facade, the envs, rendering, records), as ``state.py`` is in every
+game's folder. State is plain numpy arrays with a leading batch axis ``N``; the static
 configuration lives apart (``batch.MoonShotConfig``, ``params.PhysicsParams``).
 
 Randomness: each game owns a uint64 key; the noise seed of a shot is

@@ -150,3 +150,36 @@ def trajectory(frames: np.ndarray, max_frames: int = 48) -> np.ndarray:
     end = int(moving[-1]) + 1 if len(moving) else 0
     idx = np.unique(np.linspace(0, end, min(end + 1, max_frames)).astype(int))
     return f[idx]
+
+
+def replay_scenes(record: Any, animate: bool = False) -> tuple[list[Scene], dict[str, Any]]:
+    """One scene per position of a game record (the start, then after each shot) and the
+    animation data of every shot (``animate``: also the in-flight scenes, for GIFs); the
+    record is replayed bit for bit first, with the shots' physics trajectories."""
+    from envs.core.records import replay
+
+    rep = replay(record, keep_states=True, frames=True)
+    cfg = rep.facade
+    out: list[Scene] = []
+    traj: list[Any] = []
+    topp: list[Any] = []
+    for k, st in enumerate(rep.states):
+        args = (cfg, st.scores[0], int(st.round[0]), int(st.seat[0]), bool(st.done[0]))
+        if k == 0:
+            out.append(scene(*args, int(st.outcome[0]), None, None, record.agents))
+            continue
+        sh = rep.shots[k - 1]
+        path = trajectory(sh.frames[0])
+        shot = dict(record.shots[k - 1], toppled=sh.toppled[0].tolist())
+        if animate:
+            prev = rep.states[k - 1]
+            pargs = (cfg, prev.scores[0], int(prev.round[0]), int(prev.seat[0]), False, 0)
+            for f in range(1, len(path), 3):
+                moving = dict(shot, poses=path[f], kind="in flight", points=0)
+                out.append(scene(*pargs, moving, path[: f + 1], record.agents))
+        out.append(scene(*args, int(st.outcome[0]), shot, path, record.agents))
+        traj.append(np.round(path, 6).tolist())
+        topp.append(sh.toppled[0].tolist())
+    anim = dict(view_json(cfg), traj=traj, toppled=topp)
+    anim["halves"] = (cfg.params.sizes()[:, 0] / 2.0).tolist()
+    return out, anim

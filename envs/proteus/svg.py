@@ -9,6 +9,8 @@ the pool (PR-8), both hands, the last move and a legend.
 
 from __future__ import annotations
 
+from typing import Any
+
 from envs.core.scene import Scene
 from envs.proteus import kernel as K
 from envs.proteus.constants import (
@@ -115,3 +117,12 @@ def scene(st: K.KernelState, b: int = 0, last_move: str | None = None) -> Scene:
     sc.text(X0, ly + 20, "white frame: face-up tile (its rule is in force)", 11, TEXT)
     sc.text(X0, ly + 38, "tiles: colour M/T/G + shape o/s/t (circle, square, triangle)", 11, TEXT)
     return sc
+
+
+def replay_scenes(record: Any, animate: bool = False) -> tuple[list[Scene], None]:
+    """One scene per position of a game record (the start, then after each move), the move
+    that led there named; the record is replayed bit for bit first (``arena replay``)."""
+    from envs.core.records import replay
+
+    rep = replay(record, keep_states=True)
+    return [scene(s, 0, record.moves[k - 1] if k else None) for k, s in enumerate(rep.states)], None

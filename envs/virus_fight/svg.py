@@ -11,6 +11,8 @@ move and a legend. ``viewer`` hides the other seats' programs during the hidden 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from envs.core.scene import Scene
@@ -128,3 +130,15 @@ def scene(
         sc.text(lx + 16, ly, KIND_NAMES[kind], 11, TEXT)
     sc.text(X0, ly + 20, "size 1-3 = pips; outline: home segment; disc: program marker", 11, TEXT)
     return sc
+
+
+def replay_scenes(record: Any, animate: bool = False) -> tuple[list[Scene], None]:
+    """One scene per position of a game record (the start, then after each move), the move
+    that led there named; the record is replayed bit for bit first (``arena replay``)."""
+    from envs.core.records import replay
+
+    rep = replay(record, keep_states=True)
+    return [
+        scene(rep.facade, s, 0, None, record.moves[k - 1] if k else None)
+        for k, s in enumerate(rep.states)
+    ], None

@@ -64,6 +64,7 @@ def test_every_reference_of_every_entry_resolves() -> None:
     for spec in registry.specs():
         refs = [spec.batch, spec.aec, spec.parallel, spec.gym, spec.trainer, spec.runner]
         refs += [spec.bench, spec.peer_facade, spec.play, spec.evaluate]
+        refs += [spec.record, spec.replay_scenes]
         refs += [*spec.agents.values(), *spec.observations.values()]
         for ref in refs:
             if ref is not None:
@@ -97,6 +98,49 @@ def test_old_module_paths_and_names_still_work() -> None:
         assert getattr(ladder, name) is getattr(match, name)
 
 
+def test_records_and_replays_take_each_game_from_its_entry() -> None:
+    """The record hooks and replay pictures are the entries' (no consumer lists games)."""
+    from envs.core import records as R
+
+    for spec in registry.specs():
+        hooks = R.hooks(spec.name)
+        assert isinstance(hooks, R.RecordHooks) and hooks.game == spec.name
+        assert hooks.env_name == f"{spec.name}_v0"
+        assert spec.replay_scenes is not None and callable(registry.load(spec.replay_scenes))
+    assert R.ENV_NAMES["virus_fight"] == "virus_fight_v0"
+    assert R.BOARD_GAMES == ("proteus", "virus_fight")
+    plain = GameSpec(name="plain", players=(2,), batch="tests.tictactoe:TicTacToe")
+    registry.register(plain)
+    try:  # no hooks of its own: the turn-based default, action ids as notation
+        assert type(R.hooks("plain")) is R.RecordHooks and R.hooks("plain").env_name == "plain"
+        assert R.notation("plain", {"players": 2})(4) == "4"
+        assert R.make_facade("plain", {"players": 2}).num_players == 2
+        with pytest.raises(ValueError, match="no position texts"):
+            R.hooks("plain").start_state(R.make_facade("plain", {"players": 2}), "x")
+    finally:
+        registry.unregister("plain")
+    # a game played on a runner of its own without an entry: recorded, not replayable
+    assert type(R.hooks("chess")) is R.RecordHooks and R.hooks("chess").env_name == "chess"
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        R.make_facade("chess", {"players": 2})
+
+
+def test_old_record_and_peer_names_still_work() -> None:
+    from benchmarks import peers
+    from envs.core import records as R
+    from envs.moon_shot import record as ms_record
+    from envs.moon_shot.batch import MoonShotBatch
+
+    for name in ("moon_shot_config", "moon_shot_record", "record_shots", "shot_notation"):
+        assert getattr(R, name) is getattr(ms_record, name)
+    from envs.core.records import realised_launches
+
+    assert realised_launches is ms_record.realised_launches
+    assert peers.MoonShotSelfPlay is MoonShotBatch
+    with pytest.raises(AttributeError, match="no attribute"):
+        R.no_such_name  # noqa: B018
+
+
 def test_old_training_names_still_work() -> None:
     pytest.importorskip("stable_baselines3")
     from training import run, train
@@ -111,11 +155,6 @@ def test_old_training_names_still_work() -> None:
 
 
 def test_python_dash_m_runs_a_moved_module() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.proteus", "--help"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    cmd = [sys.executable, "-m", "benchmarks.proteus", "--help"]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert "--threads" in out

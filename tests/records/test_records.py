@@ -134,3 +134,24 @@ def test_schema_1_database_still_opens(tmp_path: Path) -> None:
         conn.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
     with pytest.raises(ValueError, match="newer"):
         MatchDB(db)
+
+
+def test_a_game_without_record_hooks_records_and_replays(tmp_path: Path) -> None:
+    """A registered game without ``record`` / ``replay_scenes`` (the toy of
+    docs/adding_a_game.md): the turn-based default records and replays its ladder games;
+    asking for pictures is a clear error."""
+    from envs import registry
+    from tests.contract.test_toy_game import TOY
+    from training.replay import replay_html
+
+    registry.register(TOY)
+    try:
+        _, recs = _ladder_records(tmp_path, TOY.name, ["random", "mcts:4"], 3, 2)
+        assert len(recs) >= 2 and all(r.config == {"players": 3} for r in recs)
+        for r in recs:
+            assert R.replay(r).length == r.length and r.moves == [str(a) for a in r.actions]
+        assert json.loads(recs[0].to_json())["env"] == TOY.name
+        with pytest.raises(ValueError, match="no pictures for game 'tictactoe'"):
+            replay_html(recs[0])
+    finally:
+        registry.unregister(TOY.name)
