@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from envs.virus_fight.env import raw_env
 from tests.virus_fight.vf_positions import legal, load, play
 
 EMPTY5 = ". . . . ."
@@ -72,3 +73,15 @@ def test_vf14_only_erasers_of_the_active_block_give_targets() -> None:
     assert legal(e) == {"xa1", "xb2", "xc1"}
     play(e, "xb2")  # W1 captured into seat 0's supply
     assert "*a1" in legal(e)
+
+
+@pytest.mark.parametrize("size", [6, 8])
+def test_vf10_program_at_most_five_instructions_on_long_segments(size: int) -> None:
+    """2 players on a 6x6 / 8x8 board: the home row has 6 / 8 cells, but a program holds
+    at most 5 instructions (VF-10): after five, only the marker placement is left."""
+    e = raw_env(num_players=2, board_size=size)
+    e.reset(seed=0)
+    play(e, "M1@a1", "M2@b1", "M3@c1", "W1@d1")
+    assert "J1@e1" in legal(e)
+    play(e, "J1@e1")
+    assert legal(e) == {"*a1", "*b1", "*c1", "*d1", "*e1"}
