@@ -120,16 +120,26 @@ CREATE TABLE IF NOT EXISTS matches (
 
 
 class MatchDB:
-    """Append-only SQLite log of ladder games."""
+    """Append-only SQLite log of ladder games, safe for concurrent writers.
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(self.path))
-        self.conn.execute(_SCHEMA)
-        self.conn.commit()
-        ensure_schema(self.conn)  # version 2: game records (training/ladder_records.py)
+    Several ``arena ladder`` processes may share one database: each waits for the others'
+    write locks (``timeout``), and a game another process stored meanwhile is kept as it
+    is (``INSERT OR IGNORE``: its seed and agents' seeds depend only on the combination,
+    the game index and the run seed, so both played the same game). A path that is not
+    writable or not an SQLite database is a one-line ``ValueError`` naming ``--db``.
+    """
+
+    def __init__(self, path: str | Path, timeout: float = 120.0) -> None:
+        from envs.core.cli_text import check_output_file
+
+        self.path = check_output_file(path, "--db")
+        try:
+            self.conn = sqlite3.connect(str(self.path), timeout=timeout)
+            self.conn.execute(_SCHEMA)
+            self.conn.commit()
+            ensure_schema(self.conn)  # version 2: game records (training/ladder_records.py)
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(f"--db {path}: not a writable SQLite database ({exc})") from None
 
     def close(self) -> None:
         self.conn.close()
@@ -145,7 +155,8 @@ class MatchDB:
         """Insert finished games (one transaction: a seating's batch is stored whole)."""
         with self.conn:
             self.conn.executemany(
-                "INSERT INTO matches (game, config, seating, game_index, seed, agents, rewards,"
+                "INSERT OR IGNORE INTO matches (game, config, seating, game_index, seed, agents,"
+                " rewards,"
                 " ranks, length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(game, config, *r) for r in rows],
             )
@@ -237,6 +248,10 @@ def run_ladder(
         raise ValueError(f"runner plays {runner.num_players} players, asked for {players}")
     p = runner.num_players
     config = runner.config
+    if out is not None:  # before the first game: an unwritable --out fails now, not after
+        from envs.core.cli_text import check_output_dir
+
+        check_output_dir(out, "--out")
     store = MatchDB(db)
     played = 0
     try:
@@ -254,13 +269,8 @@ def run_ladder(
                     work.append((seating, key, base, missing))
         bar = _progress(progress, sum(len(w[3]) for w in work))
         for seating, key, base, missing in work:
-            seat_agents = []
-            for s, name in enumerate(seating):
-                agent = factories[name](_derive_seed(base, key, s, int(missing[0])))
-                agent.name = name
-                seat_agents.append(agent)
             started = now()
-            outcomes = runner.play(seat_agents, base, missing)
+            outcomes = _play_games(runner, factories, seating, key, base, missing)
             rows = []
             for i, o in zip(missing.tolist(), outcomes, strict=True):
                 ranks = ranks_from_results(o.rewards.tolist(), o.finish.tolist())
@@ -307,8 +317,33 @@ def run_ladder(
     return result
 
 
+def _play_games(
+    runner: Runner,
+    factories: Mapping[str, Factory],
+    seating: tuple[str, ...],
+    key: str,
+    base: int,
+    missing: np.ndarray,
+) -> list[GameOutcome]:
+    """Games ``missing`` of one seating, each with its own agents seeded from (combination,
+    seating, seat, game index): an agent's randomness never depends on which other games
+    shared its batch, so a ladder extended in steps plays the games one run plays at once.
+    The game's start is already batch-independent (game ``i`` of the series ``base``)."""
+    outcomes: list[GameOutcome] = []
+    for i in missing.tolist():
+        seat_agents = []
+        for s, name in enumerate(seating):
+            agent = factories[name](_derive_seed(base, key, s, int(i)))
+            agent.name = name
+            seat_agents.append(agent)
+        outcomes.extend(runner.play(seat_agents, base, np.array([i], np.int64)))
+    return outcomes
+
+
 def _progress(enabled: bool, total: int) -> Any:
-    if not enabled or total == 0:
+    from envs.core.cli_text import stdout_is_terminal
+
+    if not enabled or total == 0 or not stdout_is_terminal():  # no \r bars in logs
         return None
     from tqdm import tqdm
 
@@ -368,15 +403,13 @@ def write_plots(result: LadderResult, out: Path) -> dict[str, Path]:
 
 
 def print_table(result: LadderResult) -> None:
-    """Print the leaderboard with rich."""
-    from rich.console import Console
-    from rich.table import Table
+    """Print the leaderboard: rich in a terminal, a plain markdown table otherwise."""
+    from envs.core.cli_text import markdown_table, stdout_is_terminal
 
-    table = Table(title=f"{result.game} ladder ({result.config}, {result.games_stored} games)")
-    for col in ("rank", "agent", "mu", "sigma", "ordinal", "win rate", "draws", "games"):
-        table.add_column(col, justify="left" if col == "agent" else "right")
-    for k, r in enumerate(result.ratings, 1):
-        table.add_row(
+    title = f"{result.game} ladder ({result.config}, {result.games_stored} games)"
+    cols = ("rank", "agent", "mu", "sigma", "ordinal", "win rate", "draws", "games")
+    rows = [
+        [
             str(k),
             r.name,
             f"{r.mu:.2f}",
@@ -385,7 +418,20 @@ def print_table(result: LadderResult) -> None:
             f"{100 * r.win_rate:.1f}%",
             str(r.draws),
             str(r.games),
-        )
+        ]
+        for k, r in enumerate(result.ratings, 1)
+    ]
+    if not stdout_is_terminal():
+        print(f"{title}\n\n{markdown_table(cols, rows, set(cols) - {'agent'})}\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for col in cols:
+        table.add_column(col, justify="left" if col == "agent" else "right")
+    for row in rows:
+        table.add_row(*row)
     Console().print(table)
 
 
@@ -430,8 +476,8 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             progress=not args.no_progress,
         )
-    except (ValueError, IllegalActionError, FileNotFoundError) as exc:
-        print(f"arena ladder: {exc}")
+    except (ValueError, IllegalActionError, OSError) as exc:
+        print(f"arena ladder: error: {exc}", file=sys.stderr)
         return 2
     print_table(result)
     print(f"played {result.games_played} new games; {result.games_stored} stored for these agents")

@@ -182,9 +182,9 @@ def test_ladder_on_real_games_and_the_cli(tmp_path: Path, capsys) -> None:  # ty
         ladder.main(["proteus", "--agents", "random", "nobody", "--db", str(tmp_path / "x.sqlite")])
         == 2
     )
-    assert "unknown agent" in capsys.readouterr().out
+    assert "unknown agent" in capsys.readouterr().err  # errors go to stderr
     assert ladder.main(["proteus", "--players", "3", "--db", str(tmp_path / "z.sqlite")]) == 2
-    assert "2 players, not 3" in capsys.readouterr().out
+    assert "2 players, not 3" in capsys.readouterr().err
     missing = str(tmp_path / "no_such_run")
     args = [
         "proteus",
@@ -195,7 +195,7 @@ def test_ladder_on_real_games_and_the_cli(tmp_path: Path, capsys) -> None:  # ty
         str(tmp_path / "y.sqlite"),
     ]
     assert ladder.main(args) == 2
-    assert "no trained model" in capsys.readouterr().out
+    assert "no trained model" in capsys.readouterr().err
 
 
 def test_moon_shot_ladder_through_the_game_flow(tmp_path: Path) -> None:
