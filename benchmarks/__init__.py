@@ -44,7 +44,7 @@ def _format_rate(rate: float) -> str:
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    """Print rows as a table (rich when installed, plain text otherwise)."""
+    """Print rows as a table: rich in a terminal, plain markdown when piped (or without rich)."""
     headers = ["game", "config", "measure", "batch", "threads", "rate", "unit", "compile s"]
     cells = [
         [
@@ -59,14 +59,17 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         ]
         for r in rows
     ]
+    from envs.core.cli_text import markdown_table, stdout_is_terminal
+
+    plain = markdown_table(headers, cells, {"batch", "threads", "rate", "compile s"})
+    if not stdout_is_terminal():  # piped or logged: full cells, no 80-column squeeze
+        print(plain)
+        return
     try:
         from rich.console import Console
         from rich.table import Table
     except ImportError:
-        widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
-        print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
-        for c in cells:
-            print("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=True)))
+        print(plain)
         return
     table = Table(title="Tabletop Arena throughput")
     for h in headers:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--batch sizes must be positive")
     if args.threads < 1:
         parser.error("--threads must be positive")
+    from envs.core.cli_text import check_finite, check_output_dir
+
+    try:  # one line before any measurement: nan seconds never finished, a bad --json
+        check_finite(args.seconds, "--seconds", 0.0, 3600.0)  # path failed after the run
+        check_output_dir(args.json.parent, "--json", shown=args.json)
+    except ValueError as exc:
+        print(f"arena bench: error: {exc}", file=sys.stderr)
+        return 2
     if args.quick:
         args.batch, args.seconds = [1, 1024], 0.3
     started = time.time()

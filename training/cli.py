@@ -84,7 +84,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if argv else 2
     args, rest = parser.parse_known_args(argv[:1])
     handler, _ = _DELEGATED[args.command]
-    return handler(argv[1:])
+    try:
+        return handler(argv[1:])
+    except OSError as exc:  # a bad path the sub-command did not check: one line, no traceback
+        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"arena {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -11,11 +11,17 @@ Run directory (``--out``, default ``runs/GAME``)::
 
     model.zip              latest model: weights, Adam state, step counter (SB3 zip)
     checkpoints/step_N.zip every --checkpoint-every steps, and the final one
+    checkpoints/step_N.rng.pt      torch / numpy / python / env RNG states of the last save
+    checkpoints/step_N.replay.pkl  SAC's replay buffer (--algo sac), of the last save
     pool/<name>.pt         the opponent pool's snapshots (policy state dicts)
-    rng.pt                 torch / numpy / python / env RNG states at the last save
-    replay.pkl             SAC's replay buffer (--algo sac)
-    state.json             config, step counter, pool listing, throughput counters
+    state.json             config, step counter, pool listing, throughput counters and
+                           the files of the last save (written last: the commit point)
     tb/                    TensorBoard logs (tensorboard --logdir DIR/tb)
+
+A save is one atomic unit: every file goes through a temporary name and ``os.replace``,
+and ``state.json``, replaced last, names the model, RNG and replay files of its step, so a
+run killed at any moment (even SIGKILL mid-save) resumes with model, optimizer, RNG, pool
+and counters from one and the same step.
 
 ``--resume`` reloads all of it and trains on until the step counter reaches ``--steps``
 (a target total, not an increment), so an interrupted run loses at most the steps since
@@ -110,10 +116,18 @@ def main(argv: list[str] | None = None) -> int:
         validate(cfg)
     except ValueError as exc:
         parser.error(str(exc))  # exits 2 with the usage line
+    from envs.core.cli_text import check_output_dir, stdout_is_terminal
+
+    try:
+        check_output_dir(cfg.out, "--out")  # /dev/null/run: one line now, not a traceback
+    except ValueError as exc:
+        print(f"arena train: error: {exc}", file=sys.stderr)
+        return 2
     if args.overwrite and not resume:
         clear_run(Path(cfg.out))
+    progress = not args.no_progress and stdout_is_terminal()  # no \r bars in logs
     try:
-        result = train(cfg, resume=resume, progress=not args.no_progress, quiet=args.quiet)
+        result = train(cfg, resume=resume, progress=progress, quiet=args.quiet)
     except ValueError as exc:
         print(f"arena train: error: {exc}", file=sys.stderr)
         return 2

@@ -1,18 +1,25 @@
-"""Play Proteus in the terminal against a random mover: ``arena play proteus [options]``.
+"""Play Proteus in the terminal against an agent: ``arena play proteus [--opponent NAME]``.
+
+``--opponent`` takes any registry agent of the game (``random``, ``heuristic``, ``mcts:N``,
+``policy:PATH``, ...; default ``random``).
 
 Type moves in the rules' notation (``Mo@b2``, ``s@b2``, ``b2-c3``, ``a1<>c3``, ``pass``);
 ``help`` lists the legal moves, ``board`` shows the position again, ``text`` prints the
-position text, ``quit`` leaves. Illegal or malformed input is re-prompted with the reason.
+position text, ``quit`` leaves. Illegal or malformed input is re-prompted with the reason (an illegal move says why: the
+kind of move not legal in this phase, an occupied square, no movable piece of yours...).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 import numpy as np
 
+from envs.core.play_help import Opponent, explain_illegal
 from envs.core.records import now, save_play_record
+from envs.proteus.batch import ProteusBatch
 from envs.proteus.constants import DEFAULT_MAX_TURNS
 from envs.proteus.env import ProteusEnv
 
@@ -27,7 +34,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seat", choices=["black", "white", "random"], default="black", help="your side"
     )
-    p.add_argument("--seed", type=int, default=None, help="seed of the random mover")
+    p.add_argument("--seed", type=int, default=None, help="seed of the opponent")
+    p.add_argument(
+        "--opponent", default="random", metavar="AGENT",
+        help="any registry agent: random, heuristic, mcts:N, policy:PATH, ... (random)",
+    )  # fmt: skip
     p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="PR-17 turn limit")
     p.add_argument("--position", default=None, help="start from this position text")
     p.add_argument(
@@ -45,16 +56,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         env = ProteusEnv(render_mode="ansi", max_turns=args.max_turns)
         env.reset(seed=args.seed, options={"position": args.position})
-    except ValueError as exc:
+        opponent = Opponent("proteus", args.opponent, args.seed)
+    except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"You play {seat}. {HELP}")
+    facade = ProteusBatch(args.max_turns)
+    print(f"You play {seat} against {opponent.name}. {HELP}")
     print(env.render())
     started, start, moves = now(), env.to_text() if args.position else "", []
     while not all(env.terminations.values()):
         agent = env.agent_selection
         if agent != seat:
-            action = int(rng.choice(env.legal_actions()))
+            action = opponent.act(facade, env._state, env.possible_agents.index(agent))
             print(f"{agent} plays {env.action_to_str(action)}")
             moves.append((env.possible_agents.index(agent), action))
             env.step(action)
@@ -81,22 +94,40 @@ def main(argv: list[str] | None = None) -> int:
             continue
         try:
             action = env.str_to_action(line)
-            env.step(action)
         except ValueError as exc:
             print(f"not accepted: {exc}")
             continue
+        if action not in env.legal_actions():
+            why = explain_illegal(env.action_to_str(action), env.legal_moves(), cell=_cells(env))
+            print(f"illegal: {why} (help lists the legal moves)")
+            continue
+        env.step(action)
         moves.append((env.possible_agents.index(agent), action))
         print(env.render())
     outcome = env.state_status
     mine = env.rewards.get(seat, 0.0)
     verdict = "you win" if mine > 0 else "you lose" if mine < 0 else "draw"
-    names = ["you" if a == seat else "random" for a in env.possible_agents]
+    names = ["you" if a == seat else opponent.name for a in env.possible_agents]
     config = {"players": 2, "max_turns": args.max_turns}
     note = save_play_record(args.record, "proteus", config, names, moves, start, started)
     if note:
         print(note)
     print(f"game over: {outcome} ({verdict})")
     return 0
+
+
+def _cells(env: ProteusEnv) -> Any:
+    """square -> what stands on it (None: empty), from the position text's board field."""
+    rows = env.to_text().split(" ", 1)[0].split("/")  # rank 3 first, files a..c
+
+    def cell(square: str) -> str | None:
+        f, r = ord(square[0]) - ord("a"), int(square[1:])
+        if not (0 <= f < 3 and 1 <= r <= len(rows)):
+            return None
+        token = rows[len(rows) - r].split(",")[f]
+        return None if token == "." else token
+
+    return cell
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,7 @@
-"""``arena play virus_fight``: a person plays Virus Fight in the terminal against random movers.
+"""``arena play virus_fight``: a person plays Virus Fight in the terminal against agents.
+
+``--opponent`` takes any registry agent of the game for the other seats (``random``,
+``heuristic``, ``mcts:N``, ...; default ``random``); an illegal move says why.
 
 Type moves in the rules file's notation (``W2@c1``, ``c1-d2``, ``xc2``, ``*c2``, ``pass``);
 ``help`` lists the legal moves, ``board`` shows the position, ``quit`` ends the game.
@@ -8,10 +11,11 @@ During the hidden setup (VF-11) the other players' programs are shown as ``?``.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from typing import Any
 
-import numpy as np
-
+from envs.core.play_help import Opponent, explain_illegal
 from envs.core.records import facade_config, now, save_play_record
 from envs.virus_fight import render
 from envs.virus_fight.env import raw_env
@@ -41,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--board-size", type=int, default=None, help="5..8 (default per VF-4)")
     parser.add_argument("--seats", default="0", help="seats you play, e.g. 0 or 0,2")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--opponent", default="random", metavar="AGENT",
+        help="any registry agent for the other seats: random, heuristic, mcts:N, ... (random)",
+    )  # fmt: skip
     parser.add_argument("--max-rounds", type=int, default=100)
     parser.add_argument(
         "--record", default="runs/records/play_virus_fight.jsonl", metavar="FILE",
@@ -52,11 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         env = raw_env(
             num_players=args.players, board_size=args.board_size, max_rounds=args.max_rounds
         )
-    except (ValueError, argparse.ArgumentTypeError) as exc:
+        opponent = Opponent("virus_fight", args.opponent, args.seed)
+    except (ValueError, ImportError, argparse.ArgumentTypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     env.reset(seed=args.seed)
-    rng = np.random.default_rng(args.seed)
     print(f"Virus Fight, {args.players} players; you are {', '.join(f'player_{s}' for s in seats)}")
     print(HELP)
     started, moves, key = now(), [], int(env.state_arrays.rng[0])
@@ -87,15 +95,19 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 try:
                     action = env.str_to_action(text)
-                    env.check_action(action)
                 except ValueError as exc:
                     print(f"not accepted: {exc}")
+                    continue
+                if action not in env.legal_actions():
+                    move = env.action_to_str(action)
+                    why = explain_illegal(move, env.legal_moves(), env.phase(), _cells(env))
+                    print(f"illegal: {why} (help lists the legal moves)")
                     continue
                 break
             moves.append((seat, action))
             env.step(action)
         else:
-            action = int(rng.choice(env.legal_actions()))
+            action = opponent.act(env.game, env.state_arrays, seat)
             move = env.action_to_str(action)
             hidden = env.phase() == "setup"
             moves.append((seat, action))
@@ -105,13 +117,33 @@ def main(argv: list[str] | None = None) -> int:
             elif move.startswith("*"):  # VF-11: not even the program's size is shown
                 print(f"{agent} has written its program (hidden until all are done)")
     print(render.ansi(env.game, env.state_arrays))
-    names = ["you" if s in seats else "random" for s in range(args.players)]
+    names = ["you" if s in seats else opponent.name for s in range(args.players)]
     note = save_play_record(
         args.record, "virus_fight", facade_config(env.game), names, moves, f"key={key}", started
     )
     if note:
         print(note)
     return 0
+
+
+def _cells(env: Any) -> Any:
+    """square -> what stands on it (None: empty), from the position text's ``board=``
+    field (top rank first, digits count empty squares); None if it cannot be read."""
+    fields = dict(f.split("=", 1) for f in env.to_text().split() if "=" in f)
+    rows = []
+    for row in fields.get("board", "").split("/"):
+        cells: list[str | None] = []
+        for tok in re.findall(r"[A-Z][0-9]|[0-9]", row):
+            cells.extend([None] * int(tok) if tok.isdigit() else [tok])
+        rows.append(cells)
+    if not rows or any(len(r) != len(rows) for r in rows):
+        return None
+
+    def cell(square: str) -> str | None:
+        f, r = ord(square[0]) - ord("a"), int(square[1:])
+        return rows[len(rows) - r][f] if 0 <= f < len(rows) and 1 <= r <= len(rows) else None
+
+    return cell
 
 
 if __name__ == "__main__":

@@ -1,0 +1,119 @@
+"""CLI edges (issue #11 item 8): one-line errors, plain tables when piped, play opponents,
+illegal moves that say why.
+
+``arena train --out /dev/null/run`` printed a traceback, ``arena bench --seconds nan``
+never finished, piped output squeezed ``arena bench``'s table to 80 columns, ``arena
+play``'s opponent was always random and an illegal move did not say why.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from envs.core.cli_text import check_finite, check_output_dir, markdown_table
+from envs.core.play_help import explain_illegal
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _arena(*args: str, stdin: str = "", timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "training.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,  # a hang fails the test
+        cwd=ROOT,
+    )
+
+
+def _one_line(res: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    assert "Traceback" not in res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    for w in words:
+        assert w in lines[0]
+
+
+def test_train_out_under_a_file_is_one_line() -> None:
+    _one_line(_arena("train", "proteus", "--out", "/dev/null/run", "--steps", "8"), "--out")
+
+
+def test_bench_nan_seconds_is_one_line_not_a_hang() -> None:
+    _one_line(_arena("bench", "--seconds", "nan", "--games", "proteus"), "--seconds", "nan")
+    _one_line(_arena("bench", "--seconds", "-1"), "--seconds")
+    _one_line(_arena("bench", "--json", "/dev/null/x.json"), "--json")
+
+
+def test_check_helpers() -> None:
+    with pytest.raises(ValueError, match="--seconds .*finite"):
+        check_finite(float("inf"), "--seconds")
+    assert check_finite("0.5", "--seconds") == 0.5  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="--out /dev/null/x: cannot create"):
+        check_output_dir("/dev/null/x", "--out")
+
+
+def test_markdown_table_keeps_whole_cells() -> None:
+    text = markdown_table(["game", "rate"], [["self-play (kernel)", "515.52 k"]], {"rate"})
+    assert text.splitlines() == [
+        "| game               |     rate |",
+        "| ------------------ | -------: |",
+        "| self-play (kernel) | 515.52 k |",
+    ]
+
+
+@pytest.mark.slow  # measures (briefly) in a subprocess
+def test_bench_piped_prints_a_markdown_table(tmp_path: Path) -> None:
+    res = _arena(
+        "bench", "--games", "proteus", "--batch", "1", "--seconds", "0.05",
+        "--json", str(tmp_path / "t.json"),
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    table = [line for line in res.stdout.splitlines() if line.startswith("|")]
+    assert table[0].startswith("| game") and "| measure" in table[0]
+    assert set(table[1]) <= set("|-: ")
+    assert "…" not in res.stdout and "\r" not in res.stdout  # no squeeze, no bars
+
+
+def test_explain_illegal_reasons() -> None:
+    legal = ["Mo@a1", "Mo@b1", "s@c3", "a2-b2", "a2-a3"]
+    assert "no exchange is legal" in explain_illegal("a1<>c3", legal, "play")
+    assert "b3 is occupied (Gs)" in explain_illegal("Mo@b3", legal, cell={"b3": "Gs"}.get)
+    assert "nothing may be placed on c1" in explain_illegal("Mo@c1", legal, cell=lambda s: None)
+    assert "Tt cannot be placed" in explain_illegal("Tt@a1", legal)
+    assert "b1 is empty" in explain_illegal("b1-b2", legal, cell=lambda s: None)
+    assert "not your piece" in explain_illegal("c2-c3", legal, cell={"c2": "To"}.get)
+    assert "from a2: a2-b2, a2-a3" in explain_illegal("a2-c1", legal)
+    assert "may not pass" in explain_illegal("pass", ["pass", "a2-b2"])
+    only_puts = ["M1@a1", "W2@b1"]
+    assert "no erase is legal in this phase (setup)" in explain_illegal("xc2", only_puts, "setup")
+
+
+@pytest.mark.slow  # a subprocess importing the kernels
+def test_play_proteus_with_an_opponent_and_reasons() -> None:
+    res = _arena(
+        "play", "proteus", "--opponent", "heuristic", "--seed", "3", "--record", "",
+        stdin="a1-b2\npass\nMo@b2\nMs@b2\nquit\n",
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "against heuristic" in res.stdout
+    assert "illegal: no move is legal" in res.stdout
+    assert "illegal: no pass is legal" in res.stdout
+    assert "b2 is occupied" in res.stdout or "cannot go on b2" in res.stdout
+    _one_line(_arena("play", "proteus", "--opponent", "nobody"), "nobody")
+
+
+@pytest.mark.slow  # a subprocess importing the kernels
+def test_play_virus_fight_with_an_opponent_and_reasons() -> None:
+    res = _arena(
+        "play", "virus_fight", "--opponent", "heuristic", "--seed", "1", "--record", "",
+        stdin="c1-d2\nxc2\nM1@a5\nquit\n",
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "illegal: no move is legal in this phase (setup)" in res.stdout
+    assert "nothing may be placed on a5" in res.stdout
