@@ -117,3 +117,17 @@ def test_play_virus_fight_with_an_opponent_and_reasons() -> None:
     assert res.returncode == 0, res.stderr
     assert "illegal: no move is legal in this phase (setup)" in res.stdout
     assert "nothing may be placed on a5" in res.stdout
+
+
+def test_play_moon_shot_with_a_registry_opponent(capsys) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    from envs.moon_shot.play import main
+
+    lines = io.StringIO("0 0.2 0.5 0\n" * 40)
+    argv = ["--opponent", "aim", "--seed", "2", "--render", "none", "--record", ""]
+    assert main([*argv, "--max-rounds", "3"], stdin=lines) == 0
+    out = capsys.readouterr().out
+    assert "player_1 shoots" in out and "game over" in out
+    assert main(["--opponent", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err

@@ -1,7 +1,8 @@
 """Play Moon Shot in the terminal against random shooters: ``arena play moon_shot [options]``.
 
 You shoot for one or more seats of the turn-based AEC env (``moon_shot_v0``); the other
-seats fire uniformly random actions. A shot is typed in one of two forms:
+seats fire uniformly random actions, or ``--opponent AGENT`` shoots for them (any registry
+agent of the game: ``random``, ``aim``, ``planner``). A shot is typed in one of two forms:
 
 * four numbers in ``[-1, 1]`` (commas or spaces), the env's action itself (MS-5):
   ``0 -0.2 0.5 -0.5`` = aim, speed, strike height, spin offset;
@@ -24,7 +25,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -229,6 +230,10 @@ def _parser() -> argparse.ArgumentParser:
         "--seat", default="0", help="seat(s) you play, e.g. 0 or 0,2 (seat 0 shoots first)"
     )
     p.add_argument("--seed", type=int, default=None, help="seeds the noise and random shooters")
+    p.add_argument(
+        "--opponent", default="random", metavar="AGENT",
+        help="registry agent for the other seats: random, aim, planner (random)",
+    )  # fmt: skip
     p.add_argument("--noise", type=float, default=1.0, help="execution noise scale (MS-6)")
     p.add_argument("--max-rounds", type=int, default=30, help="round limit (MS-16)")
     p.add_argument("--target-score", type=int, default=None, help="target score (MS-19)")
@@ -239,6 +244,21 @@ def _parser() -> argparse.ArgumentParser:
         help="append the finished game's record here ('' for none)",
     )  # fmt: skip
     return p
+
+
+def _agent_shot(agent: Any, env: MoonShotEnv, seat: int) -> np.ndarray:
+    """A registry agent's shot (MS-5 action) for ``seat`` of the env's batch of one."""
+    from envs.core.agent import ActContext
+
+    seats = np.array([seat], np.int64)
+    obs = env.game.observe(env.game_state, seats)
+    ctx = (
+        ActContext(game=env.game, state=env.game_state, seats=seats)
+        if agent.needs_context
+        else None
+    )
+    shot = np.asarray(agent.act(obs, None, ctx), np.float32).reshape(-1, 4)[0]
+    return np.clip(shot, -1.0, 1.0)
 
 
 def _seats(text: str, players: int) -> list[int]:
@@ -268,7 +288,12 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None) -> int:
             render_mode="ansi" if args.render == "ascii" else None,
         )
         seats = _seats(args.seat, args.players)
-    except ValueError as exc:
+        opponent = None
+        if args.opponent != "random":  # random keeps its own stream (below)
+            from agents.registry import make_agent
+
+            opponent = make_agent("moon_shot", args.opponent, seed=args.seed or 0)
+    except (ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     env.reset(seed=args.seed)
@@ -290,7 +315,9 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None) -> int:
     started, key, moves = now(), int(env.game_state.key[0]), []  # for the game record
     while not all(env.terminations.values()):
         agent = env.agent_selection
-        if agent not in mine:
+        if agent not in mine and opponent is not None:
+            action = _agent_shot(opponent, env, env.possible_agents.index(agent))
+        elif agent not in mine:
             action = rng.uniform(-1.0, 1.0, 4).astype(np.float32)
         else:
             print(f"{agent} to shoot> ", end="", flush=True)
@@ -339,7 +366,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None) -> int:
     scores = ", ".join(
         f"{a} {int(env.game_state.scores[0, i])}" for i, a in enumerate(env.possible_agents)
     )
-    names = ["you" if a in mine else "random" for a in env.possible_agents]
+    names = ["you" if a in mine else args.opponent for a in env.possible_agents]
     config = moon_shot_config_dict(env.config)
     note = save_play_record(args.record, "moon_shot", config, names, moves, f"key={key}", started)
     if note:
