@@ -64,6 +64,7 @@ import numpy as np
 from numba import njit, prange
 
 from envs.core.batch import LearnerBuffers, as_actions, raise_illegal
+from envs.core.cache import guard_cache
 from envs.core.loops import (  # noqa: F401  (thresholds re-exported for old callers)
     PARALLEL_MIN_BATCH,
     SINGLE_THREAD_MIN_BATCH,
@@ -470,3 +471,6 @@ def _env_step(S, action, mask, obs, seats):
 def env_refresh(st: KernelState, mask: np.ndarray, obs: np.ndarray, seats: np.ndarray) -> None:
     """Batch-of-one helper for the AEC env: mask (1, 226) bool and obs (2, 3, 3, 35)."""
     _env_refresh(st.arrays(), mask, obs, seats)
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

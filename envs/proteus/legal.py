@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
 from envs.core.rng import splitmix64
 from envs.proteus.constants import A_MOVE, A_PASS, A_PIECE, A_SWAP, NUM_ACTIONS
 from envs.proteus.tables import _PAIR3, _PAIR_ID, BROWN_T, FEAS, LOWBIT, POPC
@@ -339,3 +340,6 @@ def _nth_legal(tsq, pieces, bb, act, player, b, r):
     if r < 0 or r >= n:
         return n, -1
     return n, _nth_action(L, r, p, ts, pcs)
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
 from envs.proteus import kernel as K
 from envs.proteus.batch import ProteusBatch
 from envs.proteus.constants import NUM_ACTIONS
@@ -122,3 +123,6 @@ class ProteusLookaheadBatch(ProteusBatch):
         planes = K.observe(state, seats).reshape(state.batch_size, -1)
         flags = lookahead(state, seats).reshape(state.batch_size, -1)
         return np.concatenate([planes, flags], axis=1)
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
 from envs.proteus.rules import _count_key
 from envs.proteus.tables import N_PLANES
 
@@ -92,3 +93,6 @@ def _planes(S, b, me, o, compact):
 def _observe_one(S, seats, out, b):
     """float32 planes of game ``b`` from ``seats[b]``'s point of view into ``out[b]``."""
     _planes(S, b, np.int64(seats[b]), out[b], False)
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
 from envs.proteus.constants import A_MOVE, A_PASS, A_PIECE, A_SWAP
 from envs.proteus.tables import _PAIR_A, _PAIR_B, EMPTY_PIECES, EMPTY_TSQ, HAND_ALL, IS_LINE
 
@@ -268,3 +269,6 @@ def _rewards_of(status, b, rewards):
     else:
         rewards[b, 0] = 0.0
         rewards[b, 1] = 0.0
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

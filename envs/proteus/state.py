@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
 from envs.core.rng import mix64
 from envs.proteus.constants import DEFAULT_MAX_TURNS
 from envs.proteus.rules import _key
@@ -177,3 +178,6 @@ def from_board(
 def key_of(st: KernelState, b: int) -> int:
     """The packed PR-17 position of game ``b``."""
     return int(_key(st.tiles, st.pieces, st.bb, st.act, st.player, b))
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
 from envs.proteus.constants import PAIR_A, PAIR_B, PAIR_ID
 
 EMPTY_TSQ = (1 << 36) - 1
@@ -89,3 +90,5 @@ _PAIR_A = PAIR_A
 _PAIR_B = PAIR_B
 _PAIR_ID = PAIR_ID
 _PAIR3 = np.array([[0, 1], [0, 2], [1, 2]], dtype=np.int64)
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

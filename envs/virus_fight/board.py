@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from envs.core.cache import guard_cache
 from envs.core.rng import hash64, mix64, splitmix64
 from envs.virus_fight.constants import (
     I_ALIVE,
@@ -145,3 +146,6 @@ def _reset_game(g, bb, cells, marker, supply, info, cfg):
 @njit(cache=True, error_model="numpy")
 def _kind_at(g, cells, c):
     return cells[g, c] // 3
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

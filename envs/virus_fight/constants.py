@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
+
 KIND_LETTERS = "MWJE"
 MOVE, WRITE, JUMP, ERASE = 0, 1, 2, 3
 NPIECE = 12  # (kind, size) combinations, VF-2
@@ -68,3 +70,6 @@ def action_offsets(n: int) -> tuple[int, int, int, int, int]:
         13 * cells + cells * cells,
         (14 * cells + cells * cells),
     )
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

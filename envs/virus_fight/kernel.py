@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from numba import njit, prange
 
+from envs.core.cache import guard_cache
 from envs.core.loops import serial_and_parallel
 from envs.virus_fight.board import (  # noqa: F401  (re-exported: agents, interop, tests)
     _bit,
@@ -322,3 +323,6 @@ def observe_one(bb, cells, marker, supply, info, cfg, seat, out):
 def record_one(bb, cells, marker, supply, info, cfg, out):
     """Exact VF-17 record of game 0's position (as if a round started now)."""
     _record(0, bb, cells, marker, supply, info, cfg, out)
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
 from envs.virus_fight.board import _bit, _flood, _markerbits, _nbrs, _nth_bit, _popcount, _rand, _tz
 from envs.virus_fight.constants import (
     ERASE,
@@ -321,3 +322,6 @@ def _legal_of(g, bb, cells, marker, supply, info, seg, cfg, a):
     if info[g, I_PHASE] == PH_OVER:
         return False
     return _is_legal(_legal_set(g, bb, cells, marker, supply, info, seg, cfg), a, cfg)
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

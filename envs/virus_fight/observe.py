@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
 from envs.virus_fight.constants import (
     I_ALIVE,
     I_FIRST,
@@ -105,3 +106,6 @@ def _planes(g, seat, bb, cells, marker, supply, info, cfg, out, compact):
 def _observe(g, seat, bb, cells, marker, supply, info, cfg, out):
     """float32 planes of game g from ``seat``'s point of view into ``out``."""
     _planes(g, seat, bb, cells, marker, supply, info, cfg, out, False)
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

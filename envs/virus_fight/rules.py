@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
 from envs.virus_fight.board import _place, _rand, _remove
 from envs.virus_fight.constants import (
     HW,
@@ -310,3 +311,6 @@ def _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
         if _eliminate(g, s, marker, info, cfg, rew):
             return
         _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, False)
+
+
+guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)
