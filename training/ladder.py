@@ -8,15 +8,16 @@ is a set of agents that meet: every pair for 2-player games; every P-subset for 
 games when there are at least P agents, else every multiset of P agents with at least two
 different ones. Each combination is played in all its cyclic *seatings* (for two
 players: A-B and B-A, seat-swapped), ``--games-per-pair`` N games per combination split
-evenly over its seatings. All games of one seating run as one batch through the game's
-facade: each step, every agent acts on the sub-batch of games where its seat is to move.
-Game i of every seating of a combination starts from the same seed (derived from the
-ladder seed, the game, its configuration and the combination), so seat-swapped games
-mirror each other.
+evenly over its seatings. Game i of every seating of a combination starts from the same
+seed (derived from the ladder seed, the game, its configuration and the combination), so
+seat-swapped games mirror each other; it is played by its own agents, seeded from that,
+the seating, the seat and i, so a game never depends on which others were played with it
+(a ladder extended in steps equals one run at once).
 
 Storage. Every game is one row of the append-only ``matches`` table keyed by (game,
 config, seating, game index). A rerun plays only the missing rows, so a ladder resumes
-after an interruption and a new entrant plays only its own combinations. Ratings are
+after an interruption and a new entrant plays only its own combinations; concurrent
+runs on one database each store what the other has not (see :class:`MatchDB`). Ratings are
 recomputed from the stored rows of the agents in the current run (see training/ratings.py),
 in a fixed order, so the table does not depend on how the rows were accumulated.
 """
