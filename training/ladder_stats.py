@@ -37,7 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from training.ratings import MatchRecord, ordered
+from agents import measure
+from training.ratings import MatchRecord, meetings, ordered
 
 Z95 = 1.959963984540054
 ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds
@@ -47,13 +48,8 @@ def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval of a proportion k / n (both ends in [0, 1]; (0, 1) if n = 0)."""
     if n < 0 or k < 0 or k > n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    den = 1.0 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
+    lo, hi = measure.wilson(k, n, z)  # type: ignore[arg-type]  # the same formula
+    return max(0.0, lo), min(1.0, hi)
 
 
 @dataclass
@@ -95,24 +91,15 @@ class HeadToHead:
 
 def head_to_head(records: Iterable[MatchRecord], names: Sequence[str]) -> HeadToHead:
     """Count every pair of seats of every game between two different agents of ``names``."""
-    idx = {n: i for i, n in enumerate(names)}
     k = len(names)
     w, d, l_ = (np.zeros((k, k), np.int64) for _ in range(3))
-    for m in records:
-        if any(a not in idx for a in m.agents):
-            continue
-        for s1, a1 in enumerate(m.agents):
-            for s2, a2 in enumerate(m.agents):
-                if a1 == a2:
-                    continue
-                i, j = idx[a1], idx[a2]
-                r1, r2 = m.ranks[s1], m.ranks[s2]
-                if r1 < r2:
-                    w[i, j] += 1
-                elif r1 == r2:
-                    d[i, j] += 1
-                else:
-                    l_[i, j] += 1
+    for i, j, r1, r2 in meetings(records, names):
+        if r1 < r2:
+            w[i, j] += 1
+        elif r1 == r2:
+            d[i, j] += 1
+        else:
+            l_[i, j] += 1
     return HeadToHead(list(names), w, d, l_)
 
 

@@ -9,7 +9,7 @@ result (see :func:`ranks_from_results`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,26 +96,33 @@ def compute_ratings(records: Iterable[MatchRecord], names: Sequence[str]) -> lis
     return sorted(rows, key=lambda r: (-r.ordinal, r.name))
 
 
+def meetings(
+    records: Iterable[MatchRecord], names: Sequence[str]
+) -> Iterator[tuple[int, int, int, int]]:
+    """(row, column, row's rank, column's rank) for every ordered pair of seats of every
+    game between two different agents of ``names`` (games with an agent not in ``names``
+    are skipped): what head-to-head tables count."""
+    idx = {n: i for i, n in enumerate(names)}
+    for m in records:
+        if any(a not in idx for a in m.agents):
+            continue
+        for s1, a1 in enumerate(m.agents):
+            for s2, a2 in enumerate(m.agents):
+                if a1 != a2:
+                    yield idx[a1], idx[a2], m.ranks[s1], m.ranks[s2]
+
+
 def pairwise_win_rates(records: Iterable[MatchRecord], names: Sequence[str]) -> np.ndarray:
     """(K, K) score of row agent against column agent over the games both played.
 
     A game where row finished ahead of column counts 1, level 0.5, behind 0; NaN where two
     agents never met (and on the diagonal).
     """
-    idx = {n: i for i, n in enumerate(names)}
     k = len(names)
     score = np.zeros((k, k))
     count = np.zeros((k, k))
-    for m in records:
-        if any(a not in idx for a in m.agents):
-            continue
-        for s1, a1 in enumerate(m.agents):
-            for s2, a2 in enumerate(m.agents):
-                if a1 == a2:
-                    continue
-                i, j = idx[a1], idx[a2]
-                count[i, j] += 1
-                r1, r2 = m.ranks[s1], m.ranks[s2]
-                score[i, j] += 1.0 if r1 < r2 else 0.5 if r1 == r2 else 0.0
+    for i, j, r1, r2 in meetings(records, names):
+        count[i, j] += 1
+        score[i, j] += 1.0 if r1 < r2 else 0.5 if r1 == r2 else 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(count > 0, score / np.maximum(count, 1), np.nan)

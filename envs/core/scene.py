@@ -70,6 +70,10 @@ def _pts(points: list[tuple[float, float]]) -> str:
     return " ".join(f"{x:.2f},{y:.2f}" for x, y in points)
 
 
+#: the item kinds drawn with a fill and an outline
+_FILLED = ("rect", "poly", "circle")
+
+
 def to_svg(scene: Scene, extra: str = "") -> str:
     """The scene as one ``<svg>`` element (``extra`` is appended inside it)."""
     out = [
@@ -79,21 +83,14 @@ def to_svg(scene: Scene, extra: str = "") -> str:
     ]
     for kind, d in scene.items:
         ident = f' id="{d["id"]}"' if d.get("id") else ""
+        paint = _paint(d["fill"], d["stroke"], d["sw"]) if kind in _FILLED else ""
         if kind == "rect":
-            out.append(
-                f'<rect{ident} x="{d["x"]:.2f}" y="{d["y"]:.2f}" width="{d["w"]:.2f}"'
-                f' height="{d["h"]:.2f}" {_paint(d["fill"], d["stroke"], d["sw"])}/>'
-            )
+            xywh = f'x="{d["x"]:.2f}" y="{d["y"]:.2f}" width="{d["w"]:.2f}" height="{d["h"]:.2f}"'
+            out.append(f"<rect{ident} {xywh} {paint}/>")
         elif kind == "poly":
-            out.append(
-                f'<polygon{ident} points="{_pts(d["points"])}"'
-                f" {_paint(d['fill'], d['stroke'], d['sw'])}/>"
-            )
+            out.append(f'<polygon{ident} points="{_pts(d["points"])}" {paint}/>')
         elif kind == "circle":
-            out.append(
-                f'<circle cx="{d["cx"]:.2f}" cy="{d["cy"]:.2f}" r="{d["r"]:.2f}"'
-                f" {_paint(d['fill'], d['stroke'], d['sw'])}/>"
-            )
+            out.append(f'<circle cx="{d["cx"]:.2f}" cy="{d["cy"]:.2f}" r="{d["r"]:.2f}" {paint}/>')
         elif kind == "line":
             out.append(
                 f'<polyline points="{_pts(d["points"])}" fill="none" stroke="{d["stroke"]}"'

@@ -3,30 +3,19 @@ AEC env, OpenSpiel MCTS against our agents, and a smoke run of OpenSpiel's Alpha
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
+from tests.optional import need
 
-def _need(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        if os.environ.get("CI"):
-            raise  # CI installs the openspiel extra: a missing pyspiel is a failure there
-        pytest.skip(f"{module} not installed (openspiel extra)", allow_module_level=True)
-
-
-pyspiel = _need("pyspiel")
-_need("envs.openspiel")
+pyspiel = need("pyspiel", "openspiel")
+need("envs.openspiel", "openspiel")
 
 from envs.openspiel import bots  # noqa: E402
 from envs.proteus.reference import RefGame  # noqa: E402
@@ -104,7 +93,7 @@ def _compare_one_game(seed: int) -> int:
 def test_pr_mcts_against_our_random_agent() -> None:
     from open_spiel.python.algorithms import mcts
 
-    random_agent = _need("agents.random_agent")
+    random_agent = need("agents.random_agent", "openspiel")
     game = pyspiel.load_game("python_proteus(max_turns=60)")
     rs = np.random.RandomState(0)
     bot = mcts.MCTSBot(game, 2.0, 24, mcts.RandomRolloutEvaluator(1, rs), random_state=rs)
@@ -117,7 +106,7 @@ def test_pr_mcts_against_our_random_agent() -> None:
 @pytest.mark.slow
 def test_pr_openspiel_alpha_zero_smoke_run(tmp_path: Path) -> None:
     """One learner step of OpenSpiel's AlphaZero: self-play games, a finite loss, a checkpoint."""
-    _need("flax")
+    need("flax", "openspiel")
     out = tmp_path / "az"
     cmd = [sys.executable, "-m", "envs.openspiel.alpha_zero", "--steps", "1", "--path", str(out)]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=400)

@@ -4,25 +4,15 @@ cross-checked with the plain-Python reference."""
 
 from __future__ import annotations
 
-import importlib
-import os
 from typing import Any
 
 import numpy as np
 import pytest
 
+from tests.optional import need
 
-def _need(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        if os.environ.get("CI"):
-            raise  # CI installs the openspiel extra: a missing pyspiel is a failure there
-        pytest.skip(f"{module} not installed (openspiel extra)", allow_module_level=True)
-
-
-pyspiel = _need("pyspiel")
-_need("envs.openspiel")
+pyspiel = need("pyspiel", "openspiel")
+need("envs.openspiel", "openspiel")
 
 from envs.openspiel import bots  # noqa: E402
 from envs.virus_fight.reference import RefGame  # noqa: E402
@@ -167,7 +157,7 @@ def test_vf_transitions_match_the_reference(players: int, max_rounds: int) -> No
 def test_vf_is_mcts_against_our_random_agent() -> None:
     from open_spiel.python.algorithms import ismcts, mcts
 
-    random_agent = _need("agents.random_agent")
+    random_agent = need("agents.random_agent", "openspiel")
     game = pyspiel.load_game("python_virus_fight(max_rounds=12)")
     rs = np.random.RandomState(1)
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs)

@@ -14,19 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.optional import need
 
-def _need(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        if os.environ.get("CI"):
-            raise  # CI installs the distributed extra: a missing ray is a failure there
-        pytest.skip(f"{module} not installed (distributed extra)", allow_module_level=True)
-
-
-_need("ray.rllib")
-torch = _need("torch")
-gym = _need("gymnasium")
+need("ray.rllib", "distributed")
+torch = need("torch", "distributed")
+gym = need("gymnasium", "distributed")
 
 from training import rllib_train  # noqa: E402
 
@@ -108,7 +100,7 @@ def test_rllib_bad_arguments_exit(argv: list[str]) -> None:
 @pytest.mark.slow
 def test_rllib_selfplay_on_local_ray_cluster(tmp_path: Path) -> None:
     """Both games, a tiny budget: metrics come out finite and the league grows."""
-    ray = _need("ray")
+    ray = need("ray", "distributed")
     games = [("virus_fight", ["--players", "3", "--max-len", "15"])]
     try:
         importlib.import_module("envs.proteus_v0")

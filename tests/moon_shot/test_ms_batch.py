@@ -116,15 +116,8 @@ def test_auto_reset_restarts_with_a_key_of_its_own() -> None:
     assert len(set(st.key.tolist()) | set(keys.tolist())) == 8  # new, distinct keys
 
 
-def test_shoot_simulates_only_running_games_in_one_call(monkeypatch) -> None:
-    calls = []
-    real = physics.simulate
-
-    def counting(actions, seeds, *args, **kwargs):
-        calls.append(len(seeds))
-        return real(actions, seeds, *args, **kwargs)
-
-    monkeypatch.setattr(physics, "simulate", counting)
+def test_shoot_simulates_only_running_games_in_one_call(simulate_calls) -> None:
+    calls = simulate_calls
     g = MoonShotBatch(num_players=2)
     st = g.init(5, seed=1)
     st.done[[1, 3]] = True

@@ -255,15 +255,8 @@ def test_observation_is_seat_relative():
 # ----------------------------------------------------------------------------- realtime (MS-18)
 
 
-def test_realtime_one_physics_call_per_step(monkeypatch):
-    calls = []
-    real = physics.simulate
-
-    def counting(actions, seeds, *args, **kwargs):
-        calls.append(len(seeds))
-        return real(actions, seeds, *args, **kwargs)
-
-    monkeypatch.setattr(physics, "simulate", counting)
+def test_realtime_one_physics_call_per_step(simulate_calls):
+    calls = simulate_calls
     env = moon_shot_v0.parallel_env(num_players=4)
     env.reset(seed=2)
     env.step({a: AIM for a in env.agents})

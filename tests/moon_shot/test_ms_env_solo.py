@@ -9,7 +9,6 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from gymnasium.vector import AutoresetMode
 
 import envs.moon_shot  # noqa: F401  (registers MoonShotSolo-v0)
-from envs.moon_shot import physics
 from envs.moon_shot import render as ms_render
 from envs.moon_shot.solo import MoonShotSoloEnv
 from envs.moon_shot.vector import MoonShotSoloVectorEnv
@@ -189,15 +188,8 @@ def test_vector_env_same_step_autoreset():
     assert finals > 0
 
 
-def test_vector_env_one_physics_call_per_step(monkeypatch):
-    calls = []
-    real = physics.simulate
-
-    def counting(actions, seeds, *args, **kwargs):
-        calls.append(len(seeds))
-        return real(actions, seeds, *args, **kwargs)
-
-    monkeypatch.setattr(physics, "simulate", counting)
+def test_vector_env_one_physics_call_per_step(simulate_calls):
+    calls = simulate_calls
     venv = MoonShotSoloVectorEnv(16, max_shots=2)
     venv.reset(seed=0)
     for _ in range(4):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.train_small import small_config
 from training.train import TrainConfig, main, train
 
 TTT = "tests.tictactoe:TicTacToe"
@@ -116,19 +117,10 @@ def test_existing_run_needs_resume_or_overwrite_and_resume_keeps_structure(
 
 
 def _tiny_cfg(out: Path, seed: int) -> TrainConfig:
-    return TrainConfig(
-        game=TTT,
-        steps=256,
-        n_envs=8,
-        n_steps=16,
-        batch_size=64,
-        n_epochs=2,
-        net="32",
-        seed=seed,
-        out=str(out),
-        opponents="self:0.5,random:0.5",
+    return small_config(
+        TTT, out, steps=256, n_epochs=2, seed=seed, opponents="self:0.5,random:0.5",
         snapshot_every=64,
-    )
+    )  # fmt: skip
 
 
 def _weights(path: Path) -> bytes:

@@ -14,6 +14,7 @@ from agents.policy import PolicyAgent
 from envs.proteus.batch import ProteusBatch
 from envs.proteus.constants import NUM_ACTIONS
 from envs.proteus.lookahead import N_FLAGS, ProteusLookaheadBatch
+from tests.train_small import small_config
 from training.evaluate import versus
 from training.train import TrainConfig, train
 
@@ -21,19 +22,10 @@ from training.train import TrainConfig, train
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("lookahead") / "run"
-    cfg = TrainConfig(
-        game="proteus",
-        obs="lookahead",
-        steps=1024,
-        n_envs=16,
-        n_steps=32,
-        batch_size=256,
-        n_epochs=1,
-        net="32",
-        out=str(out),
-        opponents="self:0.5,random:0.5",
-        snapshot_every=512,
-    )
+    cfg = small_config(
+        "proteus", out, obs="lookahead", steps=1024, n_envs=16, n_steps=32, batch_size=256,
+        opponents="self:0.5,random:0.5", snapshot_every=512,
+    )  # fmt: skip
     train(cfg, progress=False, quiet=True)
     return out
 

@@ -9,8 +9,9 @@ import pytest
 
 from agents.policy import PolicyAgent
 from tests.tictactoe import TicTacToe
+from tests.train_small import small_config
 from training.opponents import SnapshotAgent
-from training.train import TrainConfig, train
+from training.train import train
 
 TTT = "tests.tictactoe:TicTacToe"
 
@@ -18,17 +19,7 @@ TTT = "tests.tictactoe:TicTacToe"
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("policy") / "run"
-    cfg = TrainConfig(
-        game=TTT,
-        steps=128,
-        n_envs=8,
-        n_steps=16,
-        batch_size=64,
-        n_epochs=1,
-        net="32",
-        out=str(out),
-        opponents="random",
-    )
+    cfg = small_config(TTT, out, steps=128, opponents="random")
     train(cfg, progress=False, quiet=True)
     return out
 
