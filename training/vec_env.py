@@ -162,7 +162,9 @@ class SelfPlayVecEnv(BatchVecEnv):
         self._actions: np.ndarray | None = None
         # facades with a fused learner step (envs.core.batch.LearnerBuffers): observation
         # and mask of the seat to move in one kernel call, the action check in the step
-        self._fused = hasattr(game, "learner_view") and hasattr(game, "decode")
+        self._fused = callable(getattr(game, "learner_view", None)) and callable(
+            getattr(game, "decode", None)
+        )
         self._view: Any = None
         self._view_fresh = False  # _view.mask is the learner's current mask
 

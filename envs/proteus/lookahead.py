@@ -119,6 +119,12 @@ class ProteusLookaheadBatch(ProteusBatch):
     obs_shape = (3 * 3 * K.N_PLANES + N_FLAGS * NUM_ACTIONS,)
     observation = "lookahead"
 
+    # The fused learner step writes the plain compact planes, not these observations:
+    # consumers (training/vec_env.py) take the observe + legal_mask path for this facade.
+    learner_buffers = None  # type: ignore[assignment]
+    learner_step = None  # type: ignore[assignment]
+    learner_view = None  # type: ignore[assignment]
+
     def observe(self, state: K.KernelState, seats: np.ndarray) -> np.ndarray:
         planes = K.observe(state, seats).reshape(state.batch_size, -1)
         flags = lookahead(state, seats).reshape(state.batch_size, -1)
