@@ -122,7 +122,11 @@ def test_play_virus_fight_with_an_opponent_and_reasons() -> None:
 def test_play_moon_shot_with_a_registry_opponent(capsys) -> None:  # type: ignore[no-untyped-def]
     import io
 
+    from agents.registry import make_agent
+    from envs.core.play_help import set_agent_factory
     from envs.moon_shot.play import main
+
+    set_agent_factory(make_agent)  # what `arena play` installs
 
     lines = io.StringIO("0 0.2 0.5 0\n" * 40)
     argv = ["--opponent", "aim", "--seed", "2", "--render", "none", "--record", ""]

@@ -37,6 +37,10 @@ def _play(argv: list[str]) -> int:
     if ref is None:
         print(f"arena play: {game} has no terminal play mode", file=sys.stderr)
         return 2
+    from agents.registry import make_agent
+    from envs.core.play_help import set_agent_factory
+
+    set_agent_factory(make_agent)  # --opponent AGENT: any registry agent
     return int(registry.load(ref)(rest))
 
 

@@ -17,7 +17,32 @@ import numpy as np
 
 from envs.core.agent import ActContext
 
-__all__ = ["Opponent", "explain_illegal"]
+__all__ = ["Opponent", "explain_illegal", "make_agent", "set_agent_factory"]
+
+#: ``(game, name, seed) -> Agent``: how ``--opponent NAME`` becomes an agent.
+AgentFactory = Callable[[str, str, int], Any]
+_agent_factory: AgentFactory | None = None
+
+
+def set_agent_factory(factory: AgentFactory | None) -> None:
+    """Install the agent registry's ``make_agent`` for the play modes.
+
+    Why a hook: ``envs`` sits below ``agents`` and must not import it, so the layer that
+    starts a play mode (the ``arena play`` CLI, a test) hands the factory down.
+    """
+    global _agent_factory
+    _agent_factory = factory
+
+
+def make_agent(game: str, name: str, seed: int) -> Any:
+    """A registry agent through the installed factory (ValueError if none is installed)."""
+    if _agent_factory is None:
+        raise ValueError(
+            f"opponent {name!r} needs the agent registry: run `arena play {game} "
+            f"--opponent {name}` (it installs the agents)"
+        )
+    return _agent_factory(game, name, seed)
+
 
 _SQUARE = re.compile(r"[a-z][1-9][0-9]?")
 
@@ -87,17 +112,25 @@ def explain_illegal(
 
 
 class Opponent:
-    """A registry agent (``agents/registry.py`` names: random, heuristic, mcts:N, ...)
-    playing one seat of a batch-of-one game through the game's facade."""
+    """A registry agent (random, heuristic, mcts:N, ...: see :func:`set_agent_factory`)
+    playing one seat of a batch-of-one game through the game's facade.
+
+    Without an installed factory (``python -m envs.<game>.play``), ``random`` still works:
+    it draws the facade's random legal action from the game's own key.
+    """
 
     def __init__(self, game: str, name: str, seed: int | None) -> None:
-        from agents.registry import make_agent
-
         self.name = name
-        self.agent = make_agent(game, name, seed=0 if seed is None else int(seed))
+        self.agent = (
+            None
+            if name == "random" and _agent_factory is None
+            else make_agent(game, name, seed=0 if seed is None else int(seed))
+        )
 
     def act(self, facade: Any, state: Any, seat: int) -> int:
         """The agent's action for ``seat`` in ``state`` (a batch of one game)."""
+        if self.agent is None:
+            return int(np.asarray(facade.random_actions(state)).reshape(-1)[0])
         seats = np.array([seat], np.int64)
         mask = np.asarray(facade.legal_mask(state), bool)
         obs = facade.observe(state, seats)

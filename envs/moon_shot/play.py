@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None) -> int:
         seats = _seats(args.seat, args.players)
         opponent = None
         if args.opponent != "random":  # random keeps its own stream (below)
-            from agents.registry import make_agent
+            from envs.core.play_help import make_agent
 
             opponent = make_agent("moon_shot", args.opponent, seed=args.seed or 0)
     except (ValueError, ImportError) as exc:

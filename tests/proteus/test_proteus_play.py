@@ -24,7 +24,8 @@ def test_play_win_with_help_and_bad_input(monkeypatch, capsys) -> None:
     assert code == 0
     assert "legal moves: " in out and "a3-b3" in out.split("legal moves: ")[1].splitlines()[0]
     assert "not accepted: bad move 'foo'" in out
-    assert "not accepted: illegal action" in out  # a3-c1 is not a KING move
+    # a3-c1 is not a KING move (PR-12): the reason names the legal moves from a3
+    assert "illegal: a3-c1 is not a legal move; from a3: a3-b3" in out
     assert M1.split()[0] in out  # the text command
     assert "game over: black wins (you win)" in out
 

@@ -311,7 +311,7 @@ def test_play_stdin_help_reprompt_and_quit(monkeypatch: pytest.MonkeyPatch) -> N
     assert code == 0
     assert "legal: M1@a5" in out  # help lists seat 1's home squares
     assert "cannot read move 'nonsense'" in out
-    assert "illegal action" in out and "(M1@b1)" in out
+    assert "illegal: b1 is occupied (M1)" in out  # VF-9: a piece goes on an empty square
     assert "player_0 has written its program" in out
     assert "?" in out  # seat 0's program is hidden from seat 1 during setup
 
