@@ -119,14 +119,15 @@ def test_play_virus_fight_with_an_opponent_and_reasons() -> None:
     assert "nothing may be placed on a5" in res.stdout
 
 
-def test_play_moon_shot_with_a_registry_opponent(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_play_moon_shot_with_a_registry_opponent(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import io
 
     from agents.registry import make_agent
-    from envs.core.play_help import set_agent_factory
+    from envs.core import play_help
     from envs.moon_shot.play import main
 
-    set_agent_factory(make_agent)  # what `arena play` installs
+    # what `arena play` installs (restored after the test: other play tests run without it)
+    monkeypatch.setattr(play_help, "_agent_factory", make_agent)
 
     lines = io.StringIO("0 0.2 0.5 0\n" * 40)
     argv = ["--opponent", "aim", "--seed", "2", "--render", "none", "--record", ""]
