@@ -167,6 +167,9 @@ class MCTSAgent(Agent):
                 rows = own == i
                 visits = res.visits[rows].sum(axis=0)
                 q = res.qsum[rows].sum(axis=0) / np.maximum(visits, 1)
+                # only the real position's legal moves: with a tiny budget split over
+                # hidden-setup samples no child may have been visited at all
+                visits = np.where(mask[i], visits, -1)
                 best = np.flatnonzero(visits == visits.max())
                 out[i] = best[np.argmax(q[best])]
         if not mask[np.arange(len(mask)), out].all():
