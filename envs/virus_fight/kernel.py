@@ -203,9 +203,13 @@ def _selfplay_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, steps, 
         for _ in range(steps):
             a = _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg)
             _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
+            # seat 0's reward counts in the step it is given (VF-15 elimination or the end),
+            # so a game spanning two calls (each with a fresh rew buffer) counts it once
+            if rew[g, 0] != 0.0:
+                stats[g, 1] += rew[g, 0]
+                rew[g, 0] = 0.0
             if info[g, I_PHASE] == PH_OVER:
                 stats[g, 0] += 1
-                stats[g, 1] += rew[g, 0]
                 for s in range(cfg[C_PLAYERS]):
                     rew[g, s] = 0.0
                 _reset_game(g, bb, cells, marker, supply, info, cfg)

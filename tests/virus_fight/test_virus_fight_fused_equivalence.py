@@ -72,11 +72,6 @@ def test_selfplay_calls_compose() -> None:
     np.testing.assert_array_equal(total[:, 0], parts[:, 0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="selfplay's per-call reward buffer starts at zero: a seat-0 elimination (VF-15, "
-    "-1) in one call of a game that ends in a later call is not counted in stats[:, 1]",
-)
 def test_selfplay_reward_sum_does_not_depend_on_call_boundaries() -> None:
     """With 3+ players seat 0 can be out (-1, VF-16) before the game ends; its reward must
     count once whether or not a call boundary falls between the two."""
