@@ -8,7 +8,6 @@ AGENT with a 95 % Wilson interval. The figures in docs/agents.md come from it.
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 
@@ -16,6 +15,7 @@ import numpy as np
 
 from agents.registry import make_agent
 from envs import registry
+from envs.core import cli_text
 from envs.core.match import make_runner
 
 
@@ -65,7 +65,7 @@ def measure(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agents.measure", description=__doc__)
+    parser = cli_text.ArgumentParser(prog="python -m agents.measure", description=__doc__)
     parser.add_argument("game", choices=registry.names())
     parser.add_argument("agent")
     parser.add_argument("--opponent", default="random")

@@ -44,7 +44,6 @@ with ``rate: null`` and ``skipped: <reason>``.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import time
@@ -57,6 +56,7 @@ import numpy as np
 
 from benchmarks import write_report
 from envs import registry
+from envs.core import cli_text
 
 Row = dict[str, Any]
 
@@ -571,7 +571,7 @@ def markdown(rows: list[Row], table: list[Row]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m benchmarks.peers``: print the rows and ratios, write the JSON report."""
-    parser = argparse.ArgumentParser(
+    parser = cli_text.ArgumentParser(
         prog="python -m benchmarks.peers", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--batch", nargs="+", type=int, default=[1, 1024, 16384])

@@ -18,7 +18,6 @@ Compile time of the array search is reported apart (``compile s``), never in the
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import write_report
+from envs.core import cli_text
 
 GAMES = ("proteus", "virus_fight")
 
@@ -148,7 +148,7 @@ def ratios(table: list[dict[str, Any]]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Print the table and the speed-ups, write the JSON report."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.search", description=__doc__)
+    parser = cli_text.ArgumentParser(prog="python -m benchmarks.search", description=__doc__)
     parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
     parser.add_argument("--batch", nargs="+", type=int, default=[1, 256])
     parser.add_argument("--simulations", type=int, default=200)

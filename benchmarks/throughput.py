@@ -16,7 +16,6 @@ in the rates.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -25,6 +24,7 @@ from typing import Any
 
 from benchmarks import print_table, write_report
 from envs import registry
+from envs.core import cli_text
 
 __all__ = ["main", "print_table", "run", "write_report"]
 
@@ -56,7 +56,7 @@ def run(
 
 def main(argv: list[str] | None = None) -> int:
     """``arena bench``: print the table and write the JSON report."""
-    parser = argparse.ArgumentParser(prog="arena bench", description=__doc__.split("\n\n")[0])
+    parser = cli_text.ArgumentParser(prog="arena bench", description=__doc__.split("\n\n")[0])
     games = list(registry.names())
     parser.add_argument("--games", nargs="+", choices=games, default=games)
     parser.add_argument("--batch", nargs="+", type=int, default=[1, 1024, 16384])

@@ -50,6 +50,24 @@ def test_bench_nan_seconds_is_one_line_not_a_hang() -> None:
     _one_line(_arena("bench", "--json", "/dev/null/x.json"), "--json")
 
 
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("train", "proteus", "--steps", "x"), ("arena train", "--steps", "'x'")),
+        (("train", "proteus", "--bogus", "1"), ("arena train", "--bogus")),
+        (("ladder", "proteus", "--games"), ("arena ladder", "--games")),
+        (("bench", "--seconds"), ("arena bench", "--seconds")),
+    ],
+)
+def test_argparse_errors_are_one_line_without_the_usage_block(
+    args: tuple[str, ...], words: tuple[str, ...]
+) -> None:
+    """A malformed flag prints ``prog: error: ... (see prog --help)``, not argparse's usage."""
+    res = _arena(*args)
+    _one_line(res, *words, "--help")
+    assert "usage:" not in res.stderr
+
+
 def test_check_helpers() -> None:
     with pytest.raises(ValueError, match="--seconds .*finite"):
         check_finite(float("inf"), "--seconds")

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from envs import registry
+from envs.core import cli_text
 
 
 def __getattr__(name: str) -> Any:
@@ -75,7 +76,7 @@ for _name, _module, _help in (
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``arena`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
+    parser = cli_text.ArgumentParser(
         prog="arena",
         description="Tabletop Arena: environments, training, ladders and benchmarks.",
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from envs import registry
+from envs.core import cli_text
 
 #: The default pool; a default entrant whose agent does not exist for a game is skipped
 #: (with a note), an explicitly requested one is an error.
@@ -133,7 +134,7 @@ def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type, defaults
 
 def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
     """The ``arena train`` parser, generated from TrainConfig and RunOptions."""
-    p = argparse.ArgumentParser(
+    p = cli_text.ArgumentParser(
         prog="arena train",
         description="Self-play training (MaskablePPO for turn-based games, PPO or SAC for "
         "continuous actions). Games: " + ", ".join(registry.names()) + ".",

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from envs import registry
+from envs.core import cli_text
 
 #: the demo's training settings unless a game's ``demo["train"]`` says otherwise
 #: (self-play and random only: a heuristic's search would eat the short budget)
@@ -48,7 +49,7 @@ def __getattr__(name: str) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = cli_text.ArgumentParser(
         prog="arena demo",
         description="Train briefly, run a small ladder, print the table, write the plots.",
     )

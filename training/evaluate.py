@@ -11,7 +11,6 @@ docs/results.md reports.
 
 from __future__ import annotations
 
-import argparse
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from envs import registry
+from envs.core import cli_text
 from envs.core.match import make_runner
 
 __getattr__ = registry.deprecated_attrs(__name__)
@@ -94,7 +94,7 @@ def versus(
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__)
+    p = cli_text.ArgumentParser(prog="python -m training.evaluate", description=__doc__)
     p.add_argument("game", choices=registry.names())
     p.add_argument("--model", required=True, help="run directory or model zip")
     p.add_argument("--opponents", default="random,heuristic")

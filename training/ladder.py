@@ -24,7 +24,6 @@ in a fixed order, so the table does not depend on how the rows were accumulated.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import itertools
 import json
@@ -39,6 +38,7 @@ import numpy as np
 
 from agents.base import Agent
 from envs import registry
+from envs.core import cli_text
 from envs.core.match import (
     GameOutcome,
     IllegalActionError,
@@ -446,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return report_main(argv[1:])
 
-    parser = argparse.ArgumentParser(
+    parser = cli_text.ArgumentParser(
         prog="arena ladder",
         description="Seat-swapped round-robin ladder with OpenSkill (PlackettLuce) ratings."
         " 'arena ladder report DB' regenerates the statistics, plots and HTML report.",

@@ -25,7 +25,6 @@ computed); the ranking rule is stated in the report itself.
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import sqlite3
@@ -36,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from envs.core import cli_text
 from training.ladder_stats import LadderStats, ladder_stats, ratings_over_time
 from training.ratings import AgentRating, MatchRecord, compute_ratings
 
@@ -395,7 +395,7 @@ def build_report(
 
 def main(argv: list[str] | None = None) -> int:
     """``arena ladder report`` entry point."""
-    ap = argparse.ArgumentParser(
+    ap = cli_text.ArgumentParser(
         prog="arena ladder report",
         description="Ranking, head-to-head intervals, anchored ratings, alpha-Rank, Nash"
         " averaging, plots and replay links from a ladder database.",

@@ -18,7 +18,6 @@ trajectories when stepping forward one move.
 
 from __future__ import annotations
 
-import argparse
 import json
 from html import escape
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core import cli_text
 from envs.core.records import GameRecord, ReplayMismatch, read_records
 from envs.core.scene import Scene, to_rgb, to_svg
 
@@ -291,7 +291,7 @@ def load(source: str | Path, game_id: int | None) -> GameRecord:
 
 def main(argv: list[str] | None = None) -> int:
     """``arena replay`` entry point."""
-    ap = argparse.ArgumentParser(
+    ap = cli_text.ArgumentParser(
         prog="arena replay",
         description="Replay a recorded game (checked bit for bit) as an HTML page, GIF or MP4.",
     )

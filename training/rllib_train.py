@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from envs import registry
+from envs.core import cli_text
 
 
 def games() -> tuple[str, ...]:
@@ -314,7 +315,7 @@ def build_config(args: argparse.Namespace, agents: list[str]) -> Any:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+    p = cli_text.ArgumentParser(
         prog="arena train GAME --backend rllib", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("game", choices=games())

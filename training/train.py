@@ -40,6 +40,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from envs.core import cli_text
 from training.config import (
     DEFAULT_OPPONENTS,
     RunOptions,
@@ -103,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``arena train``; returns the exit status (2 for bad arguments)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    backend = argparse.ArgumentParser(add_help=False)
+    backend = cli_text.ArgumentParser(add_help=False)
     backend.add_argument("--backend", default="sb3")
     if backend.parse_known_args(argv)[0].backend == "rllib":
         from training.rllib_train import main as rllib_main

@@ -5,19 +5,30 @@ paths and numbers made before any work starts.
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 import tempfile
+import typing
 from collections.abc import Sequence
 from pathlib import Path
 
 __all__ = [
+    "ArgumentParser",
     "check_finite",
     "check_output_dir",
     "check_output_file",
     "markdown_table",
     "stdout_is_terminal",
 ]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser, but a bad argument is one line on stderr (``prog: error: ...``
+    and where to find the options), not the whole usage block; exit status 2 as argparse."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def stdout_is_terminal() -> bool:

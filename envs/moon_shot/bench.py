@@ -15,11 +15,12 @@ A body-substep is one body advanced over one (sub)step; pymunk steps all three b
 
 from __future__ import annotations
 
-import argparse
 import time
 from typing import Any
 
 import numpy as np
+
+from envs.core import cli_text
 
 GAME = "moon_shot"
 
@@ -194,7 +195,7 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, 
 
 def main(argv: list[str] | None = None) -> int:
     """Print the rows as a small table."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli_text.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 1024, 16384])
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--threads", type=int, default=2)

@@ -21,7 +21,6 @@ still runs it)
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import time
@@ -29,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core import cli_text
 from envs.moon_shot.params import PhysicsParams
 from envs.moon_shot.physics import simulate
 
@@ -160,7 +160,7 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Measure MS-7's calibration goal.")
+    ap = cli_text.ArgumentParser(description="Measure MS-7's calibration goal.")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--grid-shots", type=int, default=100)
     ap.add_argument("--search-shots", type=int, default=200)

@@ -29,6 +29,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from envs.core import cli_text
 from envs.core.records import moon_shot_config_dict, now, save_play_record
 from envs.moon_shot.env import MoonShotEnv
 from envs.moon_shot.params import PIECE_NAMES, PhysicsParams
@@ -220,7 +221,7 @@ def ascii_table(env: MoonShotEnv, cols: int = 72, rows: int = 9) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = cli_text.ArgumentParser(
         prog="arena play moon_shot",
         description=__doc__.splitlines()[0] if __doc__ else None,
         epilog="shots: four numbers in [-1, 1], or aim=DEG speed=M/S z=MM spin=OFFSET",

@@ -16,17 +16,17 @@ lengths, outcomes per step) and checkpoints under ``--path``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 
 import envs.openspiel  # registers our games in parent and children
 from envs import registry
+from envs.core import cli_text
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run AlphaZero with a small configuration (defaults: a smoke run)."""
-    p = argparse.ArgumentParser(prog="python -m envs.openspiel.alpha_zero")
+    p = cli_text.ArgumentParser(prog="python -m envs.openspiel.alpha_zero")
     ours = list(envs.openspiel.GAMES)
     p.add_argument("--game", default=ours[0] if ours else None, help=f"({', '.join(ours)})")
     p.add_argument("--max-turns", type=int, default=60, help="length limit of our games (60)")

@@ -22,7 +22,6 @@ of this process, a fairer figure than wall-clock ``rate`` on a loaded machine.
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 import warnings
@@ -31,6 +30,8 @@ from typing import Any
 
 import numba
 import numpy as np
+
+from envs.core import cli_text
 
 CONFIG = "2p 3x3"
 
@@ -168,7 +169,7 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="Proteus throughput rows")
+    p = cli_text.ArgumentParser(description="Proteus throughput rows")
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 1024, 16384])
     p.add_argument("--seconds", type=float, default=2.0)
     p.add_argument("--threads", type=int, default=2)

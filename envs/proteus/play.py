@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core import cli_text
 from envs.core.play_help import Opponent, explain_illegal
 from envs.core.records import now, save_play_record
 from envs.proteus.batch import ProteusBatch
@@ -30,7 +31,7 @@ HELP = (
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="arena play proteus", description=__doc__.splitlines()[0])
+    p = cli_text.ArgumentParser(prog="arena play proteus", description=__doc__.splitlines()[0])
     p.add_argument(
         "--seat", choices=["black", "white", "random"], default="black", help="your side"
     )

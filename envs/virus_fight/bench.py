@@ -30,12 +30,13 @@ the cores to itself.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from envs.core import cli_text
 
 CONFIGS = ((2, 5), (3, 6), (4, 7))
 
@@ -178,7 +179,7 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = cli_text.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, nargs="+", default=[1, 1024, 16384])
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--threads", type=int, default=2)

@@ -15,6 +15,7 @@ import re
 import sys
 from typing import Any
 
+from envs.core import cli_text
 from envs.core.play_help import Opponent, explain_illegal
 from envs.core.records import facade_config, now, save_play_record
 from envs.virus_fight import render
@@ -40,7 +41,7 @@ def _parse_seats(text: str, players: int) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one game in the terminal; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="arena play virus_fight", description=__doc__)
+    parser = cli_text.ArgumentParser(prog="arena play virus_fight", description=__doc__)
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--board-size", type=int, default=None, help="5..8 (default per VF-4)")
     parser.add_argument("--seats", default="0", help="seats you play, e.g. 0 or 0,2")
