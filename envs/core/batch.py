@@ -75,11 +75,12 @@ class LearnerBuffers:
     ``obs`` holds compact codes (uint8; the facade's ``decode`` or ``obs_scale`` turns
     them into the float planes of ``observe``) and ``mask`` the legal actions, both for
     the seat to move (``seat``) after the step and the auto-reset; ``rewards`` and
-    ``done`` are the step's. ``bad`` is the validation's scratch row.
+    ``done`` are the step's. ``bad`` is the validation's scratch row. A continuous-action
+    facade has no mask (``mask`` None) and may keep float observations.
     """
 
     obs: np.ndarray
-    mask: np.ndarray
+    mask: np.ndarray | None
     rewards: np.ndarray
     done: np.ndarray
     seat: np.ndarray
@@ -106,7 +107,7 @@ class LearnerBuffers:
     def bytes_per_step(self) -> int:
         """Bytes one step writes per game: observation, mask, rewards, done, seat."""
         parts = (self.obs, self.mask, self.rewards, self.done, self.seat)
-        return sum(a.nbytes for a in parts) // max(self.batch_size, 1)
+        return sum(a.nbytes for a in parts if a is not None) // max(self.batch_size, 1)
 
     def check(self, batch: int, obs_shape: tuple[int, ...], num_actions: int) -> None:
         """ValueError unless these buffers fit a batch of ``batch`` games of this game."""

@@ -41,9 +41,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots, check_actions
+from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots
 from envs.moon_shot.batch import SOLO_OBS_SIZE as SOLO_OBS_SIZE  # re-exported (old home)
-from envs.moon_shot.params import PhysicsParams
+from envs.moon_shot.batch import check_shots as check_shots  # re-exported (old home)
 from envs.moon_shot.state import SoloState, new_solo
 
 #: Solo endings by ``SoloState.outcome`` code (the round limit is ``max_shots`` here).
@@ -61,32 +61,6 @@ def solo_info(shots: Shots, m: int, state: SoloState) -> dict[str, Any]:
     return info
 
 
-def check_shots(
-    actions: Any, count: int, clip: bool = False, agent: str | None = None
-) -> np.ndarray:
-    """The action check of every Moon Shot env (AEC, parallel, solo, vector): shape, finite
-    entries (MS-5) and a real dtype, as :func:`check_actions`; ``count == 1`` also takes one
-    ``(4,)`` action. A complex action is a ``ValueError`` (numpy would drop its imaginary
-    part with only a warning); ``agent`` names the player in the message.
-    """
-    try:
-        try:
-            arr = np.asarray(actions)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"action must be numeric, got {actions!r}") from exc
-        if np.iscomplexobj(arr) or (
-            arr.dtype == object and any(isinstance(x, complex) for x in arr.reshape(-1))
-        ):
-            raise ValueError(f"action must be real, got complex {arr.tolist()!r}")
-        if count == 1 and arr.ndim == 1:
-            arr = arr.reshape(1, -1)
-        return check_actions(arr, count, clip=clip)
-    except ValueError as exc:
-        if agent is None:
-            raise
-        raise ValueError(f"{agent}: {exc}") from None
-
-
 def new_key(rng: np.random.Generator) -> np.ndarray:
     """A fresh per-episode uint64 key drawn from an env's own generator."""
     return rng.integers(0, np.iinfo(np.uint64).max, size=1, dtype=np.uint64, endpoint=True)
@@ -98,19 +72,9 @@ class MoonShotSoloEnv(gym.Env):
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 30}
 
     def __init__(
-        self,
-        noise: float = 1.0,
-        close_tube: bool = False,
-        full_landing: bool = False,
-        full_colony: bool = False,
-        tube_distance: float | None = None,
-        max_shots: int = 20,
-        params: PhysicsParams | None = None,
-        render_mode: str | None = None,
+        self, *, max_shots: int = 20, render_mode: str | None = None, **rules: Any
     ) -> None:
-        self.config = MoonShotSoloBatch(
-            noise, close_tube, full_landing, full_colony, tube_distance, max_shots, params
-        )
+        self.config = MoonShotSoloBatch(max_shots=max_shots, **rules)  # rules: see above
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "

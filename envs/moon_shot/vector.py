@@ -30,7 +30,6 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots
-from envs.moon_shot.params import PhysicsParams
 from envs.moon_shot.scoring import KIND_NAMES
 from envs.moon_shot.solo import SOLO_OUTCOME_NAMES, check_shots, new_key
 from envs.moon_shot.state import SoloState, new_solo
@@ -48,15 +47,11 @@ class MoonShotSoloVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 1,
-        noise: float = 1.0,
-        close_tube: bool = False,
-        full_landing: bool = False,
-        full_colony: bool = False,
-        tube_distance: float | None = None,
+        *,
         max_shots: int = 20,
-        params: PhysicsParams | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
+        **rules: Any,
     ) -> None:
         if int(num_envs) != num_envs or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs}")
@@ -69,9 +64,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
         self.autoreset_mode = mode
         self.render_mode = render_mode
         self.num_envs = int(num_envs)
-        self.config = MoonShotSoloBatch(
-            noise, close_tube, full_landing, full_colony, tube_distance, max_shots, params
-        )
+        self.config = MoonShotSoloBatch(max_shots=max_shots, **rules)  # as MoonShotSoloEnv's
         self.single_observation_space = self.config.observation_space()
         self.single_action_space = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -91,9 +84,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
         )
 
     def _reset_envs(self, idx: np.ndarray) -> None:
-        fresh = new_solo(len(idx), self._new_keys(idx))
-        for name, value in fresh.__dict__.items():
-            getattr(self.state, name)[idx] = value
+        self.config.put(self.state, idx, self.config.new_games(self._new_keys(idx)))
         self._last_index[idx] = -1
 
     def reset(
@@ -139,11 +130,9 @@ class MoonShotSoloVectorEnv(VectorEnv):
             self._reset_envs(resetting)
             shoot = np.flatnonzero(~self._autoreset)
         if len(shoot):
-            sub = self.state.copy()
-            sub_state = SoloState(**{k: v[shoot] for k, v in sub.__dict__.items()})
+            sub_state = self.config.take(self.state, shoot)
             r, shots = self.config.shoot(sub_state, a[shoot], record=self.render_mode is not None)
-            for name, value in sub_state.__dict__.items():
-                getattr(self.state, name)[shoot] = value
+            self.config.put(self.state, shoot, sub_state)
             rewards[shoot] = r
             terms[shoot] = sub_state.done
             self._last_shots = shots
