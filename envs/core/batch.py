@@ -76,11 +76,11 @@ class LearnerBuffers:
     them into the float planes of ``observe``) and ``mask`` the legal actions, both for
     the seat to move (``seat``) after the step and the auto-reset; ``rewards`` and
     ``done`` are the step's. ``bad`` is the validation's scratch row. A continuous-action
-    facade has no mask (``mask`` None) and may keep float observations.
+    facade has no mask (``mask`` is None there) and may keep float observations.
     """
 
     obs: np.ndarray
-    mask: np.ndarray | None
+    mask: np.ndarray  # None in a continuous-action facade's buffers
     rewards: np.ndarray
     done: np.ndarray
     seat: np.ndarray
