@@ -336,7 +336,7 @@ class _ShotGames:
         b = int(batch_size)
         return LearnerBuffers(
             obs=np.zeros((b, *self.obs_shape), np.float32),
-            mask=None,
+            mask=None,  # type: ignore[arg-type]  # continuous actions: nothing to mask
             rewards=np.zeros((b, self.num_players), np.float32),
             done=np.zeros(b, np.bool_),
             seat=np.zeros(b, np.int64),

@@ -8,6 +8,9 @@ friction emulated as in pymunk's tank example (a pivot and a gear joint to the s
 fixed 1 ms steps, pieces not colliding with each other (the launch overlap rule has no
 pymunk equivalent), until every body is slower than 1 mm/s and 0.01 rad/s or 5 s.
 A body-substep is one body advanced over one (sub)step; pymunk steps all three bodies.
+Last, the learner step of the turn game's facade (``MoonShotBatch.learner_step``, two
+players: validated random actions, one physics call, auto-reset, observation of the seat
+to move), in learner steps/s and the bytes it writes per game.
 
     python -m envs.moon_shot.bench            # default batches 1, 1024, 16384
     python -m benchmarks.moon_shot            # the old path, still served
@@ -186,10 +189,46 @@ def _pymunk_rows(seconds: float) -> list[dict[str, Any]]:
     return rows
 
 
+def _learner_rows(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, Any]]:
+    """learner steps/s of ``MoonShotBatch.learner_step`` (random actions, auto-reset)."""
+    from envs.moon_shot.batch import MoonShotBatch
+
+    game = MoonShotBatch(num_players=2)
+    rows = []
+    for batch in batch_sizes:
+        st, out = game.init(batch, seed=12345), game.learner_buffers(batch)
+        t0 = time.perf_counter()
+        game.learner_step(st, game.random_actions(st), out)
+        compile_s = time.perf_counter() - t0
+        steps, elapsed, cpu = 0, 0.0, 0.0
+        while elapsed < seconds or steps == 0:
+            t, c = time.perf_counter(), time.process_time()
+            game.learner_step(st, game.random_actions(st), out)
+            elapsed += time.perf_counter() - t
+            cpu += time.process_time() - c
+            steps += batch
+        rows.append(
+            {
+                "game": GAME,
+                "config": "2 players, tube 160 mm, noise 1",
+                "measure": "learner step",
+                "batch": batch,
+                "threads": threads,
+                "rate": steps / elapsed,
+                "unit": "learner steps/s",
+                "compile_s": compile_s,
+                "cpu_rate": steps / cpu if cpu > 0 else None,
+                "bytes_per_step": out.bytes_per_step(),
+            }
+        )
+    return rows
+
+
 def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, Any]]:
     """Benchmark rows for the lead's throughput table (see module docstring)."""
     rows = _kernel_rows(batch_sizes, seconds, threads)
     rows.extend(_pymunk_rows(max(seconds, 1.0)))
+    rows.extend(_learner_rows(batch_sizes, seconds, threads))
     return rows
 
 

@@ -64,10 +64,15 @@ class MoonShotConfig:
         return self.min_tube_distance if self.tube_distance is None else float(self.tube_distance)
 
     def physics_params(self) -> PhysicsParams:
-        """The physics parameters with this game's noise scale and tube distance."""
-        return dataclasses.replace(
-            self.params, noise=float(self.noise), tube_distance=self.distance
-        )
+        """The physics parameters with this game's noise scale and tube distance (built
+        once per config: every shot asks for them)."""
+        built = self.__dict__.get("_physics")
+        if built is None:
+            built = dataclasses.replace(
+                self.params, noise=float(self.noise), tube_distance=self.distance
+            )
+            object.__setattr__(self, "_physics", built)  # frozen: fields only, not caches
+        return built
 
     def check_players(self, low: int = 2, high: int = 8) -> None:
         """ValueError unless ``num_players`` is an integer in ``low..high``."""

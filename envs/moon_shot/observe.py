@@ -81,6 +81,9 @@ def observe(state: GameState, seats: np.ndarray, config: MoonShotConfig) -> np.n
         ],
         axis=1,
     )
-    high = observation_space(config).high
+    high = config.__dict__.get("_obs_high")  # built once per (frozen) config
+    if high is None:
+        high = observation_space(config).high
+        object.__setattr__(config, "_obs_high", high)
     obs = np.concatenate([scores, recency, extra], axis=1).astype(np.float32)
     return np.minimum(obs, high[None, :])

@@ -127,7 +127,16 @@ class PhysicsParams:
         return np.array([self.z_base_small, self.z_base_medium, self.z_base_large])
 
     def to_array(self) -> np.ndarray:
-        """Pack all fields and derived per-piece quantities into a float64 vector (I_* indices)."""
+        """Pack all fields and derived per-piece quantities into a float64 vector (I_* indices).
+
+        Built once per (frozen) instance; every shot asks for it, so a copy is returned."""
+        packed = self.__dict__.get("_packed")
+        if packed is None:
+            packed = self._pack()
+            object.__setattr__(self, "_packed", packed)  # frozen: fields only, not caches
+        return packed.copy()
+
+    def _pack(self) -> np.ndarray:
         out = np.zeros(N_PARAMS, dtype=np.float64)
         for name, idx in _FIELD_INDEX.items():
             out[idx] = float(getattr(self, name))
