@@ -40,6 +40,7 @@ from gymnasium import spaces
 
 from agents.base import ActContext, Agent
 from envs import registry
+from envs.core.batch import has_learner_step
 from envs.core.single_agent import gym_id, register_single_agent_envs
 
 __all__ = ["MaskedSingleAgentEnv", "gym_id", "register_single_agent_envs"]
@@ -117,6 +118,10 @@ class MaskedSingleAgentEnv(gymnasium.Env):
         self._mask = np.zeros(int(self.game.num_actions), dtype=bool)
         self._over = True
         self._replies = 0  # opponent moves in the last reset/step
+        # facades with the fused learner step (envs.core.batch.LearnerBuffers): seat to act
+        # and mask in one call, no second legality check in a step after the mask check
+        self._fused = has_learner_step(self.game)
+        self._view: Any = None
 
     def _make_opponents(self, opponent: Any) -> list[Agent]:
         from agents.registry import resolve
@@ -180,11 +185,8 @@ class MaskedSingleAgentEnv(gymnasium.Env):
             self._over = True
             self._mask = np.zeros_like(self._mask)
             return self._observe(), -1.0, True, False, self._info(True)
-        rewards, _ = self.game.step(self._state, np.array([a], dtype=np.int64))
-        reward = float(rewards[0, self.seat])
-        if self._learner_done():
-            self._over = True
-        else:
+        reward = self._apply(a)  # checked against the learner's mask above
+        if not self._over:
             reward += self._play_opponents()
         return self._observe(), reward, self._over, False, self._info(False)
 
@@ -206,24 +208,40 @@ class MaskedSingleAgentEnv(gymnasium.Env):
             raise ValueError(f"action {action} is out of range [0, {n})")
         return int(action)
 
-    def _learner_done(self) -> bool:
-        seat_done = getattr(self.game, "seat_done", None)
-        if seat_done is not None:
-            return bool(seat_done(self._state)[0, self.seat])
-        return bool(self.game.terminated(self._state)[0])
+    def _apply(self, action: int) -> float:
+        """Step the game by ``action`` (legal: checked against the mask); the learner's reward.
+
+        The learner's episode is over when the game is, or when it got its final reward
+        (an elimination: the protocol gives a seat its nonzero final reward in the step that
+        eliminates it, as the self-play VecEnv reads it too).
+        """
+        acts = np.array([action], dtype=np.int64)
+        if self._fused:  # the mask is the kernel's: no second check inside the step
+            rewards, done = self.game.step(self._state, acts, validate=False)
+        else:
+            rewards, done = self.game.step(self._state, acts)
+        reward = float(rewards[0, self.seat])
+        if bool(done[0]) or reward != 0.0:
+            self._over = True
+        return reward
+
+    def _to_move(self) -> tuple[int, np.ndarray]:
+        """(seat to act, (1, num_actions) bool mask): one fused call where the facade has it."""
+        if self._fused:
+            if self._view is None:
+                self._view = self.game.learner_buffers(1)
+            self.game.learner_view(self._state, self._view)
+            return int(self._view.seat[0]), self._view.mask
+        return int(self.game.current_player(self._state)[0]), self.game.legal_mask(self._state)
 
     def _play_opponents(self) -> float:
         """Opponents move until the learner is to act or its game ends; its reward meanwhile."""
         reward = 0.0
         self._replies = 0
-        while True:
-            if self._learner_done():
-                self._over = True
-                break
-            player = int(self.game.current_player(self._state)[0])
-            mask = self.game.legal_mask(self._state)
+        while not self._over:
+            player, mask = self._to_move()
             if player == self.seat:
-                self._mask = mask[0].astype(bool)
+                self._mask = mask[0].astype(bool)  # a copy: the view is written again
                 break
             seats = np.array([player], dtype=np.int64)
             agent = self.opponents[player if player < self.seat else player - 1]
@@ -232,8 +250,7 @@ class MaskedSingleAgentEnv(gymnasium.Env):
             a = int(act.reshape(-1)[0])
             if not (0 <= a < mask.shape[1] and mask[0, a]):
                 raise RuntimeError(f"opponent {agent.name!r} (seat {player}) chose illegal {a}")
-            rewards, _ = self.game.step(self._state, np.array([a], dtype=np.int64))
-            reward += float(rewards[0, self.seat])
+            reward += self._apply(a)
             self._replies += 1
         if self._over:
             self._mask = np.zeros_like(self._mask)

@@ -27,6 +27,7 @@ sampled snapshot moves (seeded by the algorithm). Same seed, same rollout.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -37,6 +38,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from agents.base import ActContext
+from envs.core.batch import has_learner_step
 from training.opponents import OpponentPool
 
 _MAX_OPPONENT_ROUNDS = 10_000  # guards against a facade that never hands the turn back
@@ -51,10 +53,7 @@ def put(state: Any, index: np.ndarray, sub: Any) -> None:
     entry-major array, (H, B), works as well as (B, ...) ones.
     """
     index = np.asarray(index, np.int64)
-    if dataclasses.is_dataclass(state):
-        names = [f.name for f in dataclasses.fields(state)]
-    else:
-        names = list(vars(state))
+    names = _field_names(state)
     batch = None
     for name in names:
         dst, src = getattr(state, name), getattr(sub, name)
@@ -62,7 +61,7 @@ def put(state: Any, index: np.ndarray, sub: Any) -> None:
             continue
         if batch is None:
             batch = dst.shape[0]  # the first field is batch-major by the protocol
-        axis = _batch_axis(dst.shape, np.shape(src), batch, len(index))
+        axis = _batch_axis(dst.shape, tuple(np.shape(src)), batch, len(index))
         if axis is None:
             raise ValueError(
                 f"cannot scatter field {name!r}: shapes {dst.shape} and {np.shape(src)} "
@@ -73,6 +72,18 @@ def put(state: Any, index: np.ndarray, sub: Any) -> None:
         dst[tuple(where)] = src
 
 
+def _field_names(state: Any) -> tuple[str, ...]:
+    if dataclasses.is_dataclass(state) and not isinstance(state, type):
+        return _dataclass_fields(type(state))
+    return tuple(vars(state))
+
+
+@functools.cache
+def _dataclass_fields(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+@functools.lru_cache(maxsize=4096)  # put runs every step with a handful of shapes
 def _batch_axis(full: tuple[int, ...], part: tuple[int, ...], b: int, k: int) -> int | None:
     if len(full) != len(part):
         return None
@@ -84,6 +95,18 @@ def _batch_axis(full: tuple[int, ...], part: tuple[int, ...], b: int, k: int) ->
         and all(full[j] == part[j] for j in range(len(full)) if j != ax)
     ]
     return axes[0] if axes else None
+
+
+def _check_learner_actions(legal: np.ndarray, actions: np.ndarray) -> None:
+    """ValueError naming the first game whose learner action is outside ``legal``."""
+    inside = (actions >= 0) & (actions < legal.shape[1])
+    ok = inside & legal[np.arange(len(actions)), np.where(inside, actions, 0)]
+    if not ok.all():
+        bad = int(np.flatnonzero(~ok)[0])
+        raise ValueError(
+            f"illegal action {actions[bad]} for the learner in game {bad}; "
+            "use the action masks (MaskablePPO) so the learner never picks one"
+        )
 
 
 def _seed_from(rng: np.random.Generator) -> int:
@@ -162,9 +185,7 @@ class SelfPlayVecEnv(BatchVecEnv):
         self._actions: np.ndarray | None = None
         # facades with a fused learner step (envs.core.batch.LearnerBuffers): observation
         # and mask of the seat to move in one kernel call, the action check in the step
-        self._fused = callable(getattr(game, "learner_view", None)) and callable(
-            getattr(game, "decode", None)
-        )
+        self._fused = has_learner_step(game)
         self._view: Any = None
         self._view_fresh = False  # _view.mask is the learner's current mask
 
@@ -268,10 +289,10 @@ class SelfPlayVecEnv(BatchVecEnv):
                 return self.game.decode(self._view.obs)
         return np.asarray(self.game.observe(self.state, self.learner_seat), np.float32)
 
-    def action_masks(self) -> np.ndarray:
+    def action_masks(self, copy: bool = True) -> np.ndarray:
         """(num_envs, num_actions) bool: legal moves of the learner's seat in each game."""
         if self._view_fresh:  # written with the observation (same state, same seat)
-            return self._view.mask.copy()
+            return self._view.mask.copy() if copy else self._view.mask
         return np.asarray(self.game.legal_mask(self.state), bool)
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -286,8 +307,9 @@ class SelfPlayVecEnv(BatchVecEnv):
         t0 = time.perf_counter()
         game = self.game
         b = np.arange(self.num_envs)
-        self._view_fresh = False
-        if self._fused:  # the facade's step checks every action, nothing changes if one is bad
+        if self._fused and not self._view_fresh:
+            # a mask is not at hand: the facade's step checks every action (nothing
+            # changes if one is bad)
             try:
                 rewards, done = game.step(self.state, actions)
             except ValueError as exc:
@@ -295,15 +317,13 @@ class SelfPlayVecEnv(BatchVecEnv):
                     f"illegal action for the learner: {exc} Use the action masks "
                     "(MaskablePPO) so the learner never picks one"
                 ) from None
-        else:
-            legal = self.action_masks()
-            if not legal[b, actions].all():
-                bad = int(np.flatnonzero(~legal[b, actions])[0])
-                raise ValueError(
-                    f"illegal action {actions[bad]} for the learner in game {bad}; "
-                    "use the action masks (MaskablePPO) so the learner never picks one"
-                )
-            rewards, done = game.step(self.state, actions)
+        else:  # check against the mask of this state and seat, then step unchecked
+            _check_learner_actions(self.action_masks(copy=False), actions)
+            if self._fused:
+                rewards, done = game.step(self.state, actions, validate=False)
+            else:
+                rewards, done = game.step(self.state, actions)
+        self._view_fresh = False
         self.learner_decisions += self.num_envs
         reward = rewards[b, self.learner_seat].astype(np.float32)
         ended = np.asarray(done, bool) | (reward != 0)

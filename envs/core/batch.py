@@ -130,6 +130,18 @@ class LearnerBuffers:
             raise ValueError(f"learner buffer 'rewards' is {r.dtype}{r.shape}, expected float32")
 
 
+def has_learner_step(game: Any) -> bool:
+    """Whether ``game`` offers the fused learner step (``learner_buffers``, ``learner_step``,
+    ``learner_view``, ``decode``) and so also ``step(..., validate=False)``.
+
+    Why: consumers that already checked an action against a mask the kernel wrote skip
+    the step's second check, and read the seat to act and its mask in one call. A facade
+    opts out by setting these names to None (its observations differ from the planes).
+    """
+    names = ("learner_buffers", "learner_step", "learner_view", "decode")
+    return all(callable(getattr(game, n, None)) for n in names)
+
+
 def as_actions(actions: Any, batch: int, num_actions: int, game: str) -> np.ndarray:
     """``actions`` as a contiguous (batch,) int64 array, or ValueError naming what is wrong.
 

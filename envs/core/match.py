@@ -12,6 +12,7 @@ turn loop is its own (continuous actions) names its runner in its registry entry
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from envs.core.agent import ActContext, Agent
+from envs.core.batch import LearnerBuffers, has_learner_step
 from envs.core.records import split_trace, state_digest
 
 #: Below this many games per kernel call, search and ladder loops run Numba single-threaded:
@@ -94,14 +96,35 @@ class TurnBasedRunner:
         with numba_threads(1 if n < SMALL_BATCH else None):
             return self._play(agents, seed, indices)
 
-    def _act(self, agents: Sequence[Agent], state: Any, indices: np.ndarray) -> np.ndarray:
-        """One legal action per game of ``state``, each from the agent of its seat."""
+    def _to_move(
+        self, state: Any, view: LearnerBuffers | None, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(seats to act (B,), their masks (B, A) bool) of a batch of running games.
+
+        A facade with the fused learner step writes both in one kernel call into rows of
+        buffers allocated once per series (the batch only shrinks as games finish).
+        """
         game = self.game
-        seats = np.asarray(game.current_player(state), np.int64)
-        if (seats < 0).any():
-            raise RuntimeError(f"{game.name}: a game in the batch has no seat to act")
-        mask = np.asarray(game.legal_mask(state), bool)
-        obs = game.observe(state, np.maximum(seats, 0))
+        if view is None:
+            seats = np.asarray(game.current_player(state), np.int64)
+            if (seats < 0).any():
+                raise RuntimeError(f"{game.name}: a game in the batch has no seat to act")
+            return seats, np.asarray(game.legal_mask(state), bool)
+        rows = LearnerBuffers(*(getattr(view, f.name)[:k] for f in dataclasses.fields(view)))
+        game.learner_view(state, rows)
+        return rows.seat, rows.mask
+
+    def _act(
+        self,
+        agents: Sequence[Agent],
+        state: Any,
+        indices: np.ndarray,
+        view: LearnerBuffers | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(one legal action per game of ``state`` from the agent of its seat, the seats)."""
+        game = self.game
+        seats, mask = self._to_move(state, view, len(indices))
+        obs = game.observe(state, seats)
         actions = np.zeros(len(seats), np.int64)
         for s, agent in enumerate(agents):
             sel = np.flatnonzero(seats == s)
@@ -120,7 +143,7 @@ class TurnBasedRunner:
                     f" in {game.name} game {int(indices[sel[bad]])}"
                 )
             actions[sel] = a
-        return actions
+        return actions, seats
 
     def _play(self, agents: Sequence[Agent], seed: int, indices: np.ndarray) -> list[GameOutcome]:
         game = self.game
@@ -134,11 +157,15 @@ class TurnBasedRunner:
         t = 0
         trace = []  # (games, actions, seats) per step, for the game records
         digests = [""] * n
+        fused = has_learner_step(game)
+        view = game.learner_buffers(n) if fused else None  # rows reused as the batch shrinks
         while len(alive):
-            movers = np.asarray(game.current_player(state), np.int64)
-            actions = self._act(agents, state, indices[alive])
-            trace.append((alive, actions, movers))
-            rewards, done = game.step(state, actions)
+            actions, movers = self._act(agents, state, indices[alive], view)
+            trace.append((alive, actions, movers.copy()))
+            if fused:  # every action was checked against the kernel's mask in _act
+                rewards, done = game.step(state, actions, validate=False)
+            else:
+                rewards, done = game.step(state, actions)
             t += 1
             total[alive] += rewards
             length[alive] += 1
