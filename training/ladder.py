@@ -48,7 +48,7 @@ from envs.core.match import (
 )
 from envs.core.records import now
 from training.ladder_records import ensure_schema, insert_records, records_from_outcomes
-from training.ladder_stats import ladder_stats
+from training.ladder_stats import HeadToHead, head_to_head, ladder_stats
 from training.ratings import (
     AgentRating,
     MatchRecord,
@@ -200,6 +200,8 @@ class LadderResult:
     win_matrix: np.ndarray  # (K, K) row's score against column, in ``names`` order
     games_played: int  # games played by this run
     games_stored: int  # games of these agents in the database after this run
+    #: the head-to-head counts behind ``win_matrix`` (same order): the heatmap's cells
+    h2h: HeadToHead
     plots: dict[str, Path] = field(default_factory=dict)
 
     def table(self) -> str:
@@ -312,6 +314,7 @@ def run_ladder(
         win_matrix=pairwise_win_rates(records, ranked),
         games_played=played,
         games_stored=len(records),
+        h2h=head_to_head(records, ranked),
     )
     if out is not None:
         result.plots = write_plots(result, Path(out))
@@ -352,54 +355,29 @@ def _progress(enabled: bool, total: int) -> Any:
 
 
 def write_plots(result: LadderResult, out: Path) -> dict[str, Path]:
-    """Ratings with uncertainty bars and the pairwise win-rate heatmap, as PNG files."""
+    """OpenSkill ratings with uncertainty bars and the head-to-head score heatmap (Wilson
+    interval and game count per cell), as PNG files: the report's own plots
+    (``training.ladder_report``), for this run's agents."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from training.ladder_report import plot_heatmap, plot_openskill
+
     out.mkdir(parents=True, exist_ok=True)
     stem = f"{result.game}_{result.config.replace('=', '').replace(',', '_')}"
     paths = {"ratings": out / f"{stem}_ratings.png", "winrate": out / f"{stem}_winrate.png"}
 
-    rows = result.ratings
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(rows) + 2), 4))
-    x = np.arange(len(rows))
-    ax.errorbar(
-        x,
-        [r.mu for r in rows],
-        yerr=[r.sigma for r in rows],
-        fmt="o",
-        capsize=6,
-        label="mu ± sigma",
-    )  # the ordinal apart, not on a whisker; agents in rank order (head to head)
-    ax.scatter(x, [r.ordinal for r in rows], marker="v", color="C3", label="ordinal (mu - 3 sigma)")
-    ax.set_xticks(x, [r.name for r in rows], rotation=20, ha="right")
-    ax.set_ylabel("OpenSkill rating (PlackettLuce)")
-    ax.set_title(f"{result.game} ladder ({result.config}, {result.games_stored} games)")
-    ax.legend(loc="best", fontsize=8)
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(result.ratings) + 2), 4))
+    title = f"{result.game} ladder ({result.config}, {result.games_stored} games)"
+    plot_openskill(ax, result.ratings, title)  # agents in rank order (head to head)
     fig.tight_layout()
     fig.savefig(paths["ratings"], dpi=100)
     plt.close(fig)
-
-    names = result.names
-    k = len(names)
-    fig, ax = plt.subplots(figsize=(1.1 * k + 3, 1.0 * k + 2))
-    im = ax.imshow(result.win_matrix, vmin=0.0, vmax=1.0, cmap="RdYlGn")
-    ax.set_xticks(range(k), names, rotation=30, ha="right")
-    ax.set_yticks(range(k), names)
-    for i in range(k):
-        for j in range(k):
-            v = result.win_matrix[i, j]
-            if np.isfinite(v):
-                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9)
-    ax.set_xlabel("opponent")
-    ax.set_ylabel("agent")
-    ax.set_title(f"{result.game}: score of row vs column")
-    fig.colorbar(im, ax=ax, fraction=0.046)
-    fig.tight_layout()
-    fig.savefig(paths["winrate"], dpi=100)
-    plt.close(fig)
+    plot_heatmap(
+        result.h2h, f"{result.game}: score of row vs column, Wilson 95 %", paths["winrate"]
+    )
     return paths
 
 

@@ -32,11 +32,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from envs.core import cli_text
-from training.ladder_stats import LadderStats, ladder_stats, ratings_over_time
+from training.ladder_stats import HeadToHead, LadderStats, ladder_stats, ratings_over_time
 from training.ratings import AgentRating, MatchRecord, compute_ratings
 
 RANK_RULE = (
@@ -116,6 +117,55 @@ def _stem(sec: Section) -> str:
     return f"{sec.game}_{sec.config.replace('=', '').replace(',', '_')}"
 
 
+def plot_openskill(ax: Any, ratings: Sequence[AgentRating], title: str) -> None:
+    """OpenSkill mu +- sigma per agent, the ordinal (mu - 3 sigma) marked apart, on ``ax``
+    (agents in the given order). Shared by the report and ``arena ladder``'s quick plots."""
+    x = np.arange(len(ratings))
+    mu = np.array([r.mu for r in ratings])
+    sg = np.array([r.sigma for r in ratings])
+    ax.errorbar(x, mu, yerr=sg, fmt="s", capsize=6, color="C2", label="mu ± sigma")
+    ax.scatter(x, mu - 3 * sg, marker="v", color="C3", zorder=3, label="ordinal = mu - 3 sigma")
+    ax.set_xticks(x, [r.name for r in ratings], rotation=20, ha="right")
+    ax.set_ylabel("OpenSkill (PlackettLuce)")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="best")
+
+
+def plot_heatmap(h: HeadToHead, title: str, path: Path) -> Path:
+    """The score heatmap of row agent vs column agent (in ``h.names`` order, the rank order
+    where callers rank), each met pair's cell with its Wilson 95 % interval and game count.
+
+    Why one function: the report and ``arena ladder``'s quick plots draw the same matrix,
+    and a score without its count and interval reads as more certain than it is.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names, k, s = h.names, len(h.names), h.score()
+    fig, ax = plt.subplots(figsize=(1.7 * k + 3, 1.3 * k + 2))
+    im = ax.imshow(np.where(np.isfinite(s), s, np.nan), vmin=0.0, vmax=1.0, cmap="RdYlGn")
+    ax.set_xticks(range(k), names, rotation=30, ha="right")
+    ax.set_yticks(range(k), names)
+    for i in range(k):
+        for j in range(k):
+            n = int(h.games[i, j])
+            if i == j or n == 0:
+                continue
+            lo, hi = h.interval(i, j)
+            ax.text(j, i, f"{s[i, j]:.2f}\n[{lo:.2f}, {hi:.2f}]\nn={n}", ha="center",
+                    va="center", fontsize=8)  # fmt: skip
+    ax.set_xlabel("opponent (rank order)")
+    ax.set_ylabel("agent (rank order)")
+    ax.set_title(title)
+    fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def write_plots(sec: Section, out: Path) -> dict[str, Path]:
     """The three PNG plots of a section (module docstring)."""
     import matplotlib
@@ -140,40 +190,15 @@ def write_plots(sec: Section, out: Path) -> dict[str, Path]:
     a1.set_xticks(x, names, rotation=20, ha="right")
     a1.set_ylabel(f"anchored rating (Elo scale, {st.anchored.anchor} = 0)")
     a1.set_title("rating ± 95 % (rank order)")
-    mu = np.array([sec.openskill[n].mu for n in names])
-    sg = np.array([sec.openskill[n].sigma for n in names])
-    a2.errorbar(x, mu, yerr=sg, fmt="s", capsize=6, color="C2", label="mu ± sigma")
-    a2.scatter(x, mu - 3 * sg, marker="v", color="C3", zorder=3, label="ordinal = mu - 3 sigma")
-    a2.set_xticks(x, names, rotation=20, ha="right")
-    a2.set_ylabel("OpenSkill (PlackettLuce)")
-    a2.set_title("OpenSkill, for reference (does not rank)")
-    a2.legend(fontsize=8, loc="best")
+    plot_openskill(
+        a2, [sec.openskill[n] for n in names], "OpenSkill, for reference (does not rank)"
+    )
     fig.suptitle(f"{sec.game} ({sec.config}, {len(sec.records)} games)")
     fig.tight_layout()
     fig.savefig(paths["ratings"], dpi=100)
     plt.close(fig)
 
-    h = st.h2h
-    s = h.score()
-    fig, ax = plt.subplots(figsize=(1.7 * k + 3, 1.3 * k + 2))
-    im = ax.imshow(np.where(np.isfinite(s), s, np.nan), vmin=0.0, vmax=1.0, cmap="RdYlGn")
-    ax.set_xticks(range(k), names, rotation=30, ha="right")
-    ax.set_yticks(range(k), names)
-    for i in range(k):
-        for j in range(k):
-            n = int(h.games[i, j])
-            if i == j or n == 0:
-                continue
-            lo, hi = h.interval(i, j)
-            ax.text(j, i, f"{s[i, j]:.2f}\n[{lo:.2f}, {hi:.2f}]\nn={n}", ha="center",
-                    va="center", fontsize=8)  # fmt: skip
-    ax.set_xlabel("opponent (rank order)")
-    ax.set_ylabel("agent (rank order)")
-    ax.set_title(f"{sec.game}: score of row vs column, Wilson 95 %")
-    fig.colorbar(im, ax=ax, fraction=0.046)
-    fig.tight_layout()
-    fig.savefig(paths["heatmap"], dpi=100)
-    plt.close(fig)
+    plot_heatmap(st.h2h, f"{sec.game}: score of row vs column, Wilson 95 %", paths["heatmap"])
 
     ns, r = ratings_over_time(sec.records, names, st.anchored.anchor)
     fig, ax = plt.subplots(figsize=(7, 4))
