@@ -9,6 +9,8 @@ these rules; rules reference: docs/moon_shot.md.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -112,97 +114,90 @@ def _ending(
 
 
 @njit(cache=True)
-def _turn_step(
-    scores: np.ndarray,
-    last_landing: np.ndarray,
-    turn: np.ndarray,
-    rnd: np.ndarray,
-    seat: np.ndarray,
-    done: np.ndarray,
-    rewards: np.ndarray,
-    outcome: np.ndarray,
-    points: np.ndarray,
-    crack: np.ndarray,
-    colony: np.ndarray,
-    landed: np.ndarray,
+def _end_game(
+    game: tuple,
+    i: int,
+    crackers: np.ndarray,
+    colonists: np.ndarray,
+    target_winners: np.ndarray,
     max_rounds: int,
-    target_score: int,
 ) -> None:
-    N, P = scores.shape
-    for i in range(N):
-        if done[i]:
-            continue
-        s = seat[i]
-        scores[i, s] += points[i]
-        if landed[i]:
-            last_landing[i, s] = turn[i]
-        turn[i] += 1
-        if s + 1 == P:  # MS-14: seat order, one shot per turn; a round is P turns
-            seat[i] = 0
-            rnd[i] += 1
-        else:
-            seat[i] = s + 1
-        me = np.zeros(P, dtype=np.bool_)
-        me[s] = True
-        nobody = np.zeros(P, dtype=np.bool_)
-        reached = target_score > 0 and scores[i, s] >= target_score  # MS-19: the shooter wins
-        end, win = _ending(
-            scores[i],
-            last_landing[i],
-            me if crack[i] else nobody,  # MS-11 / MS-15
-            me if colony[i] else nobody,  # MS-12 / MS-14
-            me if reached else nobody,
-            rnd[i] >= max_rounds,
-        )
-        if end == ONGOING:
-            continue
+    """After game ``i``'s step: if it ended (:func:`_ending`), record why and pay the
+    MS-17 final rewards."""
+    scores, last_landing, turn, rnd, seat, done, rewards, outcome = game
+    end, win = _ending(
+        scores[i], last_landing[i], crackers, colonists, target_winners, rnd[i] >= max_rounds
+    )
+    if end != ONGOING:
         outcome[i] = end
         done[i] = True
         _final_rewards(win, rewards[i])
 
 
 @njit(cache=True)
-def _realtime_step(
-    scores: np.ndarray,
-    last_landing: np.ndarray,
-    turn: np.ndarray,
-    rnd: np.ndarray,
-    done: np.ndarray,
-    rewards: np.ndarray,
-    outcome: np.ndarray,
-    points: np.ndarray,
-    crack: np.ndarray,
-    colony: np.ndarray,
-    landed: np.ndarray,
-    max_rounds: int,
-    target_score: int,
-) -> None:
-    N, P = scores.shape
-    for i in range(N):
-        if done[i]:
-            continue
-        for p in range(P):  # MS-18: all shots of the step are scored
-            scores[i, p] += points[i, p]
-            if landed[i, p]:
-                last_landing[i, p] = turn[i]  # same step: equally recent
-        turn[i] += 1
+def _turn_shot(game: tuple, shot: tuple, i: int, target_score: int) -> tuple:
+    """MS-14, MS-19: the seat to shoot in game ``i`` took its shot (column 0 of ``shot``);
+    returns who cracked, who made a colony and who reached the target (that seat or none)."""
+    scores, last_landing, turn, rnd, seat, done, rewards, outcome = game
+    points, crack, colony, landed = shot
+    P = scores.shape[1]
+    s = seat[i]
+    scores[i, s] += points[i, 0]
+    if landed[i, 0]:
+        last_landing[i, s] = turn[i]
+    turn[i] += 1
+    if s + 1 == P:  # MS-14: seat order, one shot per turn; a round is P turns
+        seat[i] = 0
         rnd[i] += 1
-        by_target = np.zeros(P, dtype=np.bool_)
-        if target_score > 0:  # MS-19, several at once: MS-18
-            by_target = _rank_target(scores[i], target_score)
-        end, win = _ending(
-            scores[i],
-            last_landing[i],
-            crack[i],  # MS-18 -> MS-15 with every cracker as "the cracker"
-            colony[i],  # MS-18 -> MS-14 with every colonist as "the colonist"
-            by_target,
-            rnd[i] >= max_rounds,
-        )
-        if end == ONGOING:
+    else:
+        seat[i] = s + 1
+    me = np.zeros(P, dtype=np.bool_)
+    me[s] = True
+    nobody = np.zeros(P, dtype=np.bool_)
+    reached = target_score > 0 and scores[i, s] >= target_score  # MS-19: the shooter wins
+    return (
+        me if crack[i, 0] else nobody,  # MS-11 / MS-15
+        me if colony[i, 0] else nobody,  # MS-12 / MS-14
+        me if reached else nobody,
+    )
+
+
+@njit(cache=True)
+def _realtime_shots(game: tuple, shot: tuple, i: int, target_score: int) -> tuple:
+    """MS-18: every seat of game ``i`` shot at once (a step is a round) and every shot is
+    scored; every cracker counts as "the cracker" (MS-15), every colonist as "the
+    colonist" (MS-14), and several may reach the target together (MS-19)."""
+    scores, last_landing, turn, rnd, seat, done, rewards, outcome = game
+    points, crack, colony, landed = shot
+    P = scores.shape[1]
+    for p in range(P):
+        scores[i, p] += points[i, p]
+        if landed[i, p]:
+            last_landing[i, p] = turn[i]  # same step: equally recent
+    turn[i] += 1
+    rnd[i] += 1
+    by_target = np.zeros(P, dtype=np.bool_)
+    if target_score > 0:
+        by_target = _rank_target(scores[i], target_score)
+    return crack[i], colony[i], by_target
+
+
+@njit(cache=True)
+def _step(game: tuple, shot: tuple, max_rounds: int, target_score: int, realtime: bool) -> None:
+    """One step of every running game: its shots scored (``_turn_shot`` or
+    ``_realtime_shots``), then the ending they cause, if any (``_end_game``).
+
+    ``game``: ``GameState.arrays()``; ``shot``: (points, crack, colony, landed) as (N, 1)
+    arrays (turn-based) or (N, P) (realtime)."""
+    done = game[5]  # GameState.arrays() order
+    for i in range(done.shape[0]):
+        if done[i]:  # finished games are left untouched
             continue
-        outcome[i] = end
-        done[i] = True
-        _final_rewards(win, rewards[i])
+        if realtime:
+            crackers, colonists, target = _realtime_shots(game, shot, i, target_score)
+        else:
+            crackers, colonists, target = _turn_shot(game, shot, i, target_score)
+        _end_game(game, i, crackers, colonists, target, max_rounds)
 
 
 def _check_rules(max_rounds: int, target_score: int | None) -> tuple[int, int]:
@@ -212,6 +207,27 @@ def _check_rules(max_rounds: int, target_score: int | None) -> tuple[int, int]:
     if t < 0:
         raise ValueError(f"target_score must be positive or None, got {target_score}")
     return int(max_rounds), t
+
+
+def _apply(
+    state: GameState,
+    shape: tuple[int, ...],
+    shot: tuple[Any, Any, Any, Any],
+    max_rounds: int,
+    target_score: int | None,
+    realtime: bool,
+) -> None:
+    """Run :func:`_step` over ``state`` with the shot values as contiguous arrays of
+    ``shape`` (points int64; crack, colony, landed bool)."""
+    mr, ts = _check_rules(max_rounds, target_score)
+    points, crack, colony, landed = shot
+    values = (
+        np.ascontiguousarray(points, dtype=np.int64).reshape(shape),
+        np.ascontiguousarray(crack, dtype=bool).reshape(shape),
+        np.ascontiguousarray(colony, dtype=bool).reshape(shape),
+        np.ascontiguousarray(landed, dtype=bool).reshape(shape),
+    )
+    _step(state.arrays(), values, mr, ts, realtime)
 
 
 def turn_step(
@@ -228,24 +244,8 @@ def turn_step(
     Shot values are ``(N,)`` arrays from :func:`score_shots`. Finished games are left
     untouched. Updates ``state`` in place; final rewards appear in ``state.rewards``.
     """
-    mr, ts = _check_rules(max_rounds, target_score)
-    n = state.scores.shape[0]
-    _turn_step(
-        state.scores,
-        state.last_landing,
-        state.turn,
-        state.round,
-        state.seat,
-        state.done,
-        state.rewards,
-        state.outcome,
-        np.ascontiguousarray(points, dtype=np.int64).reshape(n),
-        np.ascontiguousarray(crack, dtype=bool).reshape(n),
-        np.ascontiguousarray(colony, dtype=bool).reshape(n),
-        np.ascontiguousarray(landed, dtype=bool).reshape(n),
-        mr,
-        ts,
-    )
+    shot = (points, crack, colony, landed)
+    _apply(state, (state.scores.shape[0], 1), shot, max_rounds, target_score, realtime=False)
 
 
 def realtime_step(
@@ -261,23 +261,8 @@ def realtime_step(
 
     Shot values are ``(N, P)`` arrays. A step is a round for MS-16.
     """
-    mr, ts = _check_rules(max_rounds, target_score)
-    shape = state.scores.shape
-    _realtime_step(
-        state.scores,
-        state.last_landing,
-        state.turn,
-        state.round,
-        state.done,
-        state.rewards,
-        state.outcome,
-        np.ascontiguousarray(points, dtype=np.int64).reshape(shape),
-        np.ascontiguousarray(crack, dtype=bool).reshape(shape),
-        np.ascontiguousarray(colony, dtype=bool).reshape(shape),
-        np.ascontiguousarray(landed, dtype=bool).reshape(shape),
-        mr,
-        ts,
-    )
+    shot = (points, crack, colony, landed)
+    _apply(state, state.scores.shape, shot, max_rounds, target_score, realtime=True)
 
 
 def solo_step(

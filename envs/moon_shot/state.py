@@ -13,7 +13,7 @@ Rules: docs/moon_shot.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 from numba import njit
@@ -72,6 +72,11 @@ class GameState:
     def num_players(self) -> int:
         """P, the number of seats."""
         return int(self.scores.shape[1])
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays the rules kernels update (every field but ``key``, in field order:
+        ``envs.moon_shot.rules`` unpacks them so)."""
+        return tuple(getattr(self, f.name) for f in fields(self) if f.name != "key")
 
     def winners(self) -> np.ndarray:
         """(N, P) bool: seats that won or drew (reward >= 0) in finished games."""
