@@ -1,8 +1,9 @@
 """Batches of shots: one full shot from (action, seed), N shots over threads (MS-5..MS-10).
 
 ``_one_shot`` chains the pieces: the shot's normals (:mod:`.streams`), the launch
-(:mod:`.launch`), the launch-overlap pairs (MS-7), the stepping until rest
-(:mod:`.stepping`) and where the pieces lie (MS-10 / MS-20, ``geometry.nb_in_tube``).
+(:mod:`.launch`), then ``_settle`` (shared with the batches of given states): the
+launch-overlap pairs (MS-7), the stepping until rest (:mod:`.stepping`) and where the
+pieces lie (MS-10 / MS-20, ``geometry.nb_in_tube``).
 Shots are independent, so a batch is split into contiguous chunks run by Python threads
 over the ``nogil`` serial kernel (``_run_chunked``); small batches stay on the calling
 thread. The results are bit-identical whatever the split.
@@ -50,6 +51,29 @@ def _score(
 
 
 @njit(cache=True)
+def _settle(
+    P: np.ndarray,
+    tab: np.ndarray,
+    st: np.ndarray,
+    active: np.ndarray,
+    dist: float,
+    inn: np.ndarray,
+    full: np.ndarray,
+    rec: np.ndarray,
+    rec_every: int,
+) -> tuple[int, float]:
+    """A launched shot (state ``st``, ``active`` pieces) run to rest and scored: the
+    launch overlaps set aside first (MS-7), the stepping (MS-8), then which pieces lie in
+    the tube (MS-10). Returns (body-substeps, seconds)."""
+    ignore = np.zeros(3, dtype=np.bool_)
+    polys = np.empty((3, 5, 2))
+    _init_ignore(P, st, active, ignore, polys)
+    ns, t = run_shot(P, tab, st, active, ignore, dist, rec, rec_every)
+    _score(P, st, active, dist, inn, full)
+    return ns, t
+
+
+@njit(cache=True)
 def _one_shot(
     P: np.ndarray,
     tab: np.ndarray,
@@ -69,18 +93,14 @@ def _one_shot(
     shot_normals(seed, nrm)
     st = np.empty((3, 6))
     active = np.empty(3, dtype=np.bool_)
-    ignore = np.zeros(3, dtype=np.bool_)
     th, v, z, o = action_to_physical(P, action)
     hit = _launch(P, th, v, z, o, nrm, st, active, realized)
-    polys = np.empty((3, 5, 2))
-    _init_ignore(P, st, active, ignore, polys)
-    ns, t = run_shot(P, tab, st, active, ignore, dist, rec, rec_every)
+    ns, t = _settle(P, tab, st, active, dist, inn, full, rec, rec_every)
     for k in range(3):
         pose[k, 0] = st[k, SX]
         pose[k, 1] = st[k, SY]
         pose[k, 2] = st[k, SPHI]
         toppled[k] = active[k]
-    _score(P, st, active, dist, inn, full)
     return ns, t, hit
 
 
@@ -112,30 +132,6 @@ def _simulate_batch_serial(
         struck[i] = hit
 
 
-@njit(cache=True)
-def _one_state(
-    P: np.ndarray,
-    tab: np.ndarray,
-    state: np.ndarray,
-    active_in: np.ndarray,
-    dist: float,
-    final: np.ndarray,
-    inn: np.ndarray,
-    full: np.ndarray,
-    rec: np.ndarray,
-    rec_every: int,
-) -> tuple[int, float]:
-    st = state.copy()
-    active = active_in.copy()
-    ignore = np.zeros(3, dtype=np.bool_)
-    polys = np.empty((3, 5, 2))
-    _init_ignore(P, st, active, ignore, polys)
-    ns, t = run_shot(P, tab, st, active, ignore, dist, rec, rec_every)
-    final[:, :] = st
-    _score(P, st, active, dist, inn, full)
-    return ns, t
-
-
 @njit(cache=True, parallel=True)
 def _simulate_states_batch(
     P: np.ndarray,
@@ -152,10 +148,11 @@ def _simulate_states_batch(
     rec_every: int,
 ) -> None:
     for i in prange(states.shape[0]):
-        ns, t = _one_state(
-            P, tab, states[i], active_in[i], dists[i], final[i], inn[i], full[i], rec[i],
-            rec_every,
-        )  # fmt: skip
+        st = states[i].copy()
+        ns, t = _settle(
+            P, tab, st, active_in[i].copy(), dists[i], inn[i], full[i], rec[i], rec_every
+        )
+        final[i] = st
         substeps[i] = ns
         sim_time[i] = t
 

@@ -82,6 +82,30 @@ def _pair_bound(P: np.ndarray, st: np.ndarray, i: int, j: int, dt: float) -> flo
 
 
 @njit(cache=True, inline="always")
+def _candidate(
+    gl: np.ndarray,
+    cand: np.ndarray,
+    c: int,
+    gap: float,
+    lim: float,
+    delta: float,
+    speed: float,
+    h: float,
+) -> tuple[float, bool]:
+    """Keep slot ``c``'s gap bound; when the obstacle is within reach of this step (gap
+    below ``lim``) mark it a candidate contact and shrink the substep ``h`` so that no
+    point travels more than the gap (or ``delta``) at ``speed``. Returns (h, candidate)."""
+    gl[c] = gap
+    if gap >= lim:
+        return h, False
+    cand[c] = True
+    hp = max(gap, delta) / speed
+    if hp < h:
+        h = hp
+    return h, True
+
+
+@njit(cache=True, inline="always")
 def _choose_h(
     P: np.ndarray,
     st: np.ndarray,
@@ -138,14 +162,8 @@ def _choose_h(
                 _refresh_poly(P, st, polys, valid, j)
                 sep, _, _ = nb_sat(polys[i], polys[j])
                 gap = max(gap, sep)
-            gl[c] = gap
-            if gap >= lim:
-                continue
-            near = True
-            cand[c] = True
-            hp = max(gap, delta) / sp
-            if hp < h:
-                h = hp
+            h, hit = _candidate(gl, cand, c, gap, lim, delta, sp, h)
+            near = near or hit
         sb = _speed_bound(P, st, i, dt)
         if sb == 0.0:
             continue
@@ -162,14 +180,8 @@ def _choose_h(
                 if gap < lim:
                     sep, _, _ = nb_sat(walls[w], polys[i])
                     gap = max(gap, sep)
-            gl[c] = gap
-            if gap >= lim:
-                continue
-            near = True
-            cand[c] = True
-            hp = max(gap, delta) / sb
-            if hp < h:
-                h = hp
+            h, hit = _candidate(gl, cand, c, gap, lim, delta, sb, h)
+            near = near or hit
     return h, near
 
 
