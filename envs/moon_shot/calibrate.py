@@ -168,13 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=str, default=None, help="also write the report here")
     args = ap.parse_args(argv)
-    rep = run(
-        grid_shots=args.grid_shots,
-        search_shots=args.search_shots,
-        final_shots=args.final_shots,
-        quick=args.quick,
-        seed=args.seed,
-    )
+    options = vars(args).copy()  # every flag but --json is an argument of run()
+    del options["json"]
+    rep = run(**options)
     for obj, row in rep["best"].items():
         rates = ", ".join(f"{k} {row[k]:.3f}" for k in OBJECTIVES)
         print(f"best for {obj:<10}: {row['physical']:<52} {rates}")

@@ -14,6 +14,7 @@ only imported for ``human``.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -63,8 +64,11 @@ class _SharedSetup:
 
     metadata: dict[str, Any]
 
-    def _setup(self, render_mode: str | None, params: PhysicsParams | None, **rules: Any) -> None:
-        self.config = MoonShotConfig(**rules, params=PhysicsParams() if params is None else params)
+    def _setup(self, render_mode: str | None, rules: dict[str, Any]) -> None:
+        """``rules``: the fields of :class:`MoonShotConfig` (the reference page lists them)."""
+        if rules.get("params") is None:
+            rules["params"] = PhysicsParams()
+        self.config = MoonShotConfig(**rules)
         self.config.check_players()
         self.game = MoonShotBatch(self.config)
         modes = self.metadata["render_modes"]
@@ -101,12 +105,46 @@ class _SharedSetup:
     def action_space(self, agent: str) -> spaces.Box:
         return self.action_spaces[agent]
 
+    def _draw(
+        self,
+        title: str,
+        text: Callable[[], str],
+        picture: Callable[[MoonShotConfig, Shots | None], np.ndarray],
+        frames: Callable[[MoonShotConfig, Shots | None], list[np.ndarray]],
+    ) -> Any:
+        """The render dispatch of both envs: ``text()`` for ansi, ``picture`` of the last
+        shot for rgb_array; for human, a pygame window replays a new shot's ``frames``
+        (a shot already seen is shown still)."""
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            return text()
+        cfg, shots = self.config, self.last_shot
+        if self.render_mode == "rgb_array":
+            return picture(cfg, shots)
+        from envs.moon_shot.render import ShotReplay
+
+        if self._window is None:
+            self._window = ShotReplay(title, self.metadata["render_fps"])
+        key = self._shots_fired
+        seen = self._window.seen(key)
+        self._window.play([picture(cfg, shots)] if seen else frames(cfg, shots), key)
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
 
 # ----------------------------------------------------------------------------- AEC env
 class MoonShotEnv(_SharedSetup, AECEnv):
     """Turn-based Moon Shot (MS-1..MS-17, MS-19, MS-20) as a PettingZoo AEC env.
 
-    See :mod:`envs.moon_shot_v0` for the reference page.
+    See :mod:`envs.moon_shot_v0` for the reference page. Keyword arguments: the fields of
+    :class:`MoonShotConfig` (``num_players``, ``noise``, ``close_tube``, ``full_landing``,
+    ``full_colony``, ``target_score``, ``max_rounds``, ``tube_distance``, ``params``) and
+    ``render_mode``.
     """
 
     metadata: dict[str, Any] = {
@@ -116,32 +154,9 @@ class MoonShotEnv(_SharedSetup, AECEnv):
         "render_fps": 30,
     }
 
-    def __init__(
-        self,
-        num_players: int = 2,
-        noise: float = 1.0,
-        close_tube: bool = False,
-        full_landing: bool = False,
-        full_colony: bool = False,
-        target_score: int | None = None,
-        max_rounds: int = 30,
-        tube_distance: float | None = None,
-        params: PhysicsParams | None = None,
-        render_mode: str | None = None,
-    ) -> None:
+    def __init__(self, *, render_mode: str | None = None, **rules: Any) -> None:
         super().__init__()
-        self._setup(
-            render_mode,
-            params,
-            num_players=num_players,
-            noise=noise,
-            close_tube=close_tube,
-            full_landing=full_landing,
-            full_colony=full_colony,
-            target_score=target_score,
-            max_rounds=max_rounds,
-            tube_distance=tube_distance,
-        )
+        self._setup(render_mode, rules)
         self.last_shooter = -1
 
     # -- PettingZoo API ------------------------------------------------------------------
@@ -206,29 +221,14 @@ class MoonShotEnv(_SharedSetup, AECEnv):
     def render(self) -> Any:
         from envs.moon_shot import render as ms_render
 
-        if self.render_mode is None:
-            return None
-        cfg, shots = self.config, self.last_shot
-        if self.render_mode == "ansi":
-            return ms_render.ansi_turn(cfg, self.game_state, shots, self.last_shooter)
-        if self.render_mode == "rgb_array":
-            return ms_render.rgb_turn(cfg, shots)
-        if self._window is None:
-            self._window = ms_render.ShotReplay("Moon Shot", self.metadata["render_fps"])
-        key = self._shots_fired
-        replay = self._window.seen(key)
-        self._window.play(
-            [ms_render.rgb_turn(cfg, shots)]
-            if replay
-            else ms_render.replay_frames_turn(cfg, shots),
-            key,
+        return self._draw(
+            "Moon Shot",
+            lambda: ms_render.ansi_turn(
+                self.config, self.game_state, self.last_shot, self.last_shooter
+            ),
+            ms_render.rgb_turn,
+            ms_render.replay_frames_turn,
         )
-        return None
-
-    def close(self) -> None:
-        if self._window is not None:
-            self._window.close()
-            self._window = None
 
 
 class _ActionCheckWrapper(BaseWrapper):
@@ -273,7 +273,8 @@ class MoonShotParallelEnv(_SharedSetup, ParallelEnv):
     """Realtime Moon Shot (MS-18) as a PettingZoo Parallel env: everybody shoots at once.
 
     Each player has their own tree and tube; all shots of a step go through one batched
-    physics call and are all scored.
+    physics call and are all scored. Keyword arguments: as :class:`MoonShotEnv`, plus
+    ``clip_actions`` (clip out-of-range actions to [-1, 1] with a warning).
     """
 
     metadata: dict[str, Any] = {
@@ -284,31 +285,9 @@ class MoonShotParallelEnv(_SharedSetup, ParallelEnv):
     }
 
     def __init__(
-        self,
-        num_players: int = 2,
-        noise: float = 1.0,
-        close_tube: bool = False,
-        full_landing: bool = False,
-        full_colony: bool = False,
-        target_score: int | None = None,
-        max_rounds: int = 30,
-        tube_distance: float | None = None,
-        params: PhysicsParams | None = None,
-        clip_actions: bool = False,
-        render_mode: str | None = None,
+        self, *, clip_actions: bool = False, render_mode: str | None = None, **rules: Any
     ) -> None:
-        self._setup(
-            render_mode,
-            params,
-            num_players=num_players,
-            noise=noise,
-            close_tube=close_tube,
-            full_landing=full_landing,
-            full_colony=full_colony,
-            target_score=target_score,
-            max_rounds=max_rounds,
-            tube_distance=tube_distance,
-        )
+        self._setup(render_mode, rules)
         self.clip_actions = bool(clip_actions)
 
     def _observations(self) -> dict[str, np.ndarray]:
@@ -372,26 +351,9 @@ class MoonShotParallelEnv(_SharedSetup, ParallelEnv):
     def render(self) -> Any:
         from envs.moon_shot import render as ms_render
 
-        if self.render_mode is None:
-            return None
-        cfg, shots = self.config, self.last_shot
-        if self.render_mode == "ansi":
-            return ms_render.ansi_realtime(cfg, self.game_state, shots)
-        if self.render_mode == "rgb_array":
-            return ms_render.rgb_realtime(cfg, shots)
-        if self._window is None:
-            self._window = ms_render.ShotReplay("Moon Shot (realtime)", self.metadata["render_fps"])
-        key = self._shots_fired
-        replay = self._window.seen(key)
-        self._window.play(
-            [ms_render.rgb_realtime(cfg, shots)]
-            if replay
-            else ms_render.replay_frames_realtime(cfg, shots),
-            key,
+        return self._draw(
+            "Moon Shot (realtime)",
+            lambda: ms_render.ansi_realtime(self.config, self.game_state, self.last_shot),
+            ms_render.rgb_realtime,
+            ms_render.replay_frames_realtime,
         )
-        return None
-
-    def close(self) -> None:
-        if self._window is not None:
-            self._window.close()
-            self._window = None

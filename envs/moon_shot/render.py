@@ -254,6 +254,14 @@ def _seat_names(cfg: MoonShotConfig) -> list[str]:
     return [f"player_{i}" for i in range(cfg.num_players)]
 
 
+def _game_over(st: GameState, names: list[str]) -> list[str]:
+    """The ansi line of a finished game 0: why it ended and the MS-17 rewards (else none)."""
+    if not st.done[0]:
+        return []
+    rewards = ", ".join(f"{a} {st.rewards[0, i]:+.0f}" for i, a in enumerate(names))
+    return [f"game over ({OUTCOME_NAMES[int(st.outcome[0])]}): rewards {rewards}"]
+
+
 def ansi_turn(cfg: MoonShotConfig, st: GameState, shots: Shots | None, shooter: int = -1) -> str:
     """AEC ``ansi`` text of game 0 of ``st``: scores, seat to shoot, last shot by seat
     ``shooter``, ending."""
@@ -269,12 +277,7 @@ def ansi_turn(cfg: MoonShotConfig, st: GameState, shots: Shots | None, shooter: 
         lines.append(f"{mark} {a}: {int(st.scores[0, i])} points, {landed}")
     if shots is not None:
         lines.append(f"last shot by player_{shooter}: {shot_line(shots, 0)}")
-    if st.done[0]:
-        lines.append(
-            f"game over ({OUTCOME_NAMES[int(st.outcome[0])]}): rewards "
-            + ", ".join(f"{a} {st.rewards[0, i]:+.0f}" for i, a in enumerate(names))
-        )
-    return "\n".join(lines)
+    return "\n".join(lines + _game_over(st, names))
 
 
 # ----------------------------------------------------------------------------- realtime
@@ -310,12 +313,7 @@ def ansi_realtime(cfg: MoonShotConfig, st: GameState, shots: Shots | None) -> st
     for i, a in enumerate(names):
         shot = "" if shots is None else "; last shot " + shot_line(shots, i)
         lines.append(f"  {a}: {int(st.scores[0, i])} points{shot}")
-    if st.done[0]:
-        lines.append(
-            f"game over ({OUTCOME_NAMES[int(st.outcome[0])]}): rewards "
-            + ", ".join(f"{a} {st.rewards[0, i]:+.0f}" for i, a in enumerate(names))
-        )
-    return "\n".join(lines)
+    return "\n".join(lines + _game_over(st, names))
 
 
 # ----------------------------------------------------------------------------- human
