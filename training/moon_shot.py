@@ -132,15 +132,10 @@ class MoonShotVersusVecEnv(BatchVecEnv):
         self.opponent_decisions = 0
         self.env_seconds = 0.0
 
-    def _shoot(self, idx: np.ndarray, actions: np.ndarray) -> None:
-        """The seat to shoot in games ``idx`` shoots ``actions`` (the facade's turn loop:
-        one physics call)."""
-        sub = self.facade.take(self.state, idx)
-        self.facade.shoot(sub, np.clip(actions, -1.0, 1.0))
-        self.facade.put(self.state, idx, sub)
-
     def _play_opponents(self, ended: np.ndarray) -> None:
-        from envs.moon_shot import game
+        """Pool opponents shoot (the facade's turn loop: one physics call a round) until
+        the learner is to shoot again or the game is over."""
+        from envs.moon_shot.runner import group_actions
 
         for _ in range(10_000):
             active = ~ended & ~self.state.done & (self.state.seat != self.learner_seat)
@@ -148,34 +143,21 @@ class MoonShotVersusVecEnv(BatchVecEnv):
                 break
             idx = np.flatnonzero(active)
             seats = self.state.seat[idx].astype(np.int64)
-            sub = game.GameState(**{k: v[idx].copy() for k, v in self.state.__dict__.items()})
-            obs = self.facade.observe(sub, seats)
+            sub = self.facade.take(self.state, idx)
             who = self.opponent[idx, seats]
-            actions = np.zeros((len(idx), 4), np.float64)
-            for pid in np.unique(who):
-                sel = np.flatnonzero(who == pid)
-                agent = self.pool.agent(int(pid))
-                ctx = None
-                if getattr(agent, "needs_context", False):
-                    from agents.base import ActContext
-
-                    part = game.GameState(**{k: v[sel].copy() for k, v in sub.__dict__.items()})
-                    ctx = ActContext(game=self.facade, state=part, seats=seats[sel])
-                actions[sel] = np.asarray(agent.act(obs[sel], None, ctx), np.float64)
-            self._shoot(idx, actions)
+            actions = group_actions(self.facade, sub, seats, who, self.pool.agent, strict=False)
+            self.facade.shoot(sub, actions)
+            self.facade.put(self.state, idx, sub)
             self.opponent_decisions += len(idx)
         ended |= self.state.done
 
     def _new_games(self, idx: np.ndarray, rotate: bool) -> None:
-        from envs.moon_shot import game
-        from training.vec_env import put
-
         pending = np.asarray(idx, np.int64)
         for _ in range(1000):
             if len(pending) == 0:
                 return
             keys = self.rng.integers(0, 2**63, size=len(pending)).astype(np.uint64)
-            put(self.state, pending, game.new_games(len(pending), self.num_players, keys))
+            self.facade.put(self.state, pending, self.facade.new_games(keys))
             if rotate:
                 self.learner_seat[pending] = (self.learner_seat[pending] + 1) % self.num_players
             draws = self.pool.sample(len(pending) * self.num_players, self.rng)
@@ -194,8 +176,6 @@ class MoonShotVersusVecEnv(BatchVecEnv):
         return np.asarray(self.facade.observe(self.state, self.learner_seat), np.float32)
 
     def reset(self) -> np.ndarray:
-        from envs.moon_shot import game
-
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
         if seed is not None:
             self._default_seed = int(seed)
@@ -204,7 +184,7 @@ class MoonShotVersusVecEnv(BatchVecEnv):
                 entry.agent.reset(
                     seed=int(np.random.SeedSequence([seed, pid]).generate_state(1)[0])
                 )
-        self.state = game.new_games(self.num_envs, self.num_players)
+        self.state = self.facade.new_games(np.zeros(self.num_envs, np.uint64))
         self.learner_seat = np.arange(self.num_envs, dtype=np.int64) % self.num_players
         self._new_games(np.arange(self.num_envs), rotate=False)
         self._reset_seeds()
@@ -220,7 +200,10 @@ class MoonShotVersusVecEnv(BatchVecEnv):
         t0 = time.perf_counter()
         actions, self._actions = self._actions, None
         everyone = np.arange(self.num_envs)
-        self._shoot(everyone, actions)
+        try:  # the facade's step: every game's learner shoots (NaN or infinity: ValueError)
+            self.facade.step(self.state, np.clip(actions, -1.0, 1.0))
+        except ValueError as exc:
+            raise ValueError(f"the learner's actions: {exc}") from None
         self.learner_decisions += self.num_envs
         ended = self.state.done.copy()
         self._play_opponents(ended)

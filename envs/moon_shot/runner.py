@@ -10,7 +10,7 @@ game's key exactly as in the AEC env (``shot_seeds(key, turn)``). Formerly
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -18,6 +18,44 @@ from envs.core.agent import ActContext, Agent
 from envs.core.match import GameOutcome, IllegalActionError
 from envs.core.records import record_shots, state_digest
 from envs.moon_shot.batch import MoonShotBatch, MoonShotConfig
+from envs.moon_shot.state import GameState
+
+
+def group_actions(
+    facade: MoonShotBatch,
+    sub: GameState,
+    seats: np.ndarray,
+    groups: np.ndarray,
+    agent_of: Callable[[int], Agent],
+    strict: bool = True,
+) -> np.ndarray:
+    """(n, 4) shots for the n games of ``sub``, each from the agent of its group.
+
+    Why one function: the ladder (groups = seats) and the training opponents (groups =
+    pool entries) both let every agent act once on the sub-batch of games it shoots in,
+    with the facade and its state as context for agents that search. Agents are asked
+    in ascending group order. ``strict`` (the ladder): an action that is not finite,
+    not of shape (k, 4) or outside [-1, 1]^4 (MS-5) is an :class:`IllegalActionError`;
+    otherwise (training) it is clipped to [-1, 1].
+    """
+    obs = facade.observe(sub, seats)
+    actions = np.zeros((len(seats), 4), np.float64)
+    for g in np.unique(groups):
+        sel = np.flatnonzero(groups == g)
+        agent = agent_of(int(g))
+        ctx = None
+        if getattr(agent, "needs_context", False):
+            ctx = ActContext(game=facade, state=facade.take(sub, sel), seats=seats[sel])
+        a = np.asarray(agent.act(obs[sel], None, ctx), np.float64)
+        if not strict:
+            a = np.clip(a.reshape(len(sel), 4), -1.0, 1.0)
+        elif a.shape != (len(sel), 4) or not np.all(np.isfinite(a)) or np.any(np.abs(a) > 1):
+            raise IllegalActionError(
+                f"agent {agent.name!r} (seat {int(seats[sel[0]])}) answered an action outside "
+                f"[-1, 1]^4 (shape {a.shape}) in {facade.name}"
+            )
+        actions[sel] = a
+    return actions
 
 
 class MoonShotRunner:
@@ -49,22 +87,8 @@ class MoonShotRunner:
             alive = np.flatnonzero(~state.done)
             seats = state.seat[alive].astype(np.int64)
             sub = facade.take(state, alive)
-            obs = facade.observe(sub, seats)
             actions = np.zeros((n, 4), np.float64)
-            for s, agent in enumerate(agents):
-                sel = np.flatnonzero(seats == s)
-                if len(sel) == 0:
-                    continue
-                ctx = None
-                if agent.needs_context:
-                    ctx = ActContext(game=facade, state=facade.take(sub, sel), seats=seats[sel])
-                a = np.asarray(agent.act(obs[sel], None, ctx), np.float64)
-                if a.shape != (len(sel), 4) or not np.all(np.isfinite(a)) or np.any(np.abs(a) > 1):
-                    raise IllegalActionError(
-                        f"agent {agent.name!r} (seat {s}) answered an action outside [-1, 1]^4"
-                        f" (shape {a.shape}) in moon_shot"
-                    )
-                actions[alive[sel]] = a
+            actions[alive] = group_actions(facade, sub, seats, seats, agents.__getitem__)
             seeds = shot_seeds(state.key[alive], state.turn[alive])
             result = facade.shoot(state, actions)  # the turn loop: one physics call, MS-14..MS-17
             record_shots(shots, alive, seats, actions[alive], seeds, result)
