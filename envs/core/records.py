@@ -190,6 +190,29 @@ class Replayed:
     shots: list[Any] = field(default_factory=list)  # per-move results of a game's own loop
 
 
+@dataclass
+class Series:
+    """A runner's finished games as the hooks' ``series_records`` receives them: games
+    ``indices`` of the series ``seed``, ``agents`` per seat, one outcome per game."""
+
+    runner: Any
+    seed: int
+    indices: Sequence[int]
+    agents: Sequence[str]
+    outcomes: Sequence[Any]  # envs.core.match.GameOutcome
+
+
+@dataclass
+class Played:
+    """A finished ``arena play`` game as the hooks' ``from_play`` receives it."""
+
+    config: dict[str, Any]
+    agents: Sequence[str]
+    moves: Sequence[tuple[int, Any]]  # (seat, action) per move
+    start: str = ""  # a position text, or ``key=K`` for a game with its own turn loop
+    started: str = ""  # when it started (ISO time); "" for now
+
+
 class RecordHooks:
     """How one game's records are built and replayed; the default serves any turn-based
     game on a batch facade (``envs/core/batch.py``). A game overrides what differs in
@@ -256,25 +279,26 @@ class RecordHooks:
         outcomes: Sequence[Any],
         **common: Any,
     ) -> list[GameRecord]:
-        """Records of a runner's outcomes (``envs.core.match.GameOutcome``)."""
+        """Records of a runner's outcomes (``envs.core.match.GameOutcome``); what a game
+        stores per move is its :meth:`series_records`."""
+        return self.series_records(Series(runner, int(seed), indices, agents, outcomes), common)
+
+    def series_records(self, series: Series, common: dict[str, Any]) -> list[GameRecord]:
+        """Turn-based games: each outcome's action and seat per move (``common``: the
+        fields every record of the series shares, e.g. ``source`` and times)."""
+        outs = series.outcomes
         return board_records(
-            self.game, runner.game, seed, indices, agents,
-            [o.moves for o in outcomes], [o.seats for o in outcomes],
-            [o.rewards for o in outcomes], [o.digest for o in outcomes], **common,
+            self.game, series.runner.game, series.seed, series.indices, series.agents,
+            [o.moves for o in outs], [o.seats for o in outs], [o.rewards for o in outs],
+            [o.digest for o in outs], **common,
         )  # fmt: skip
 
-    def from_play(
-        self,
-        config: dict[str, Any],
-        agents: Sequence[str],
-        moves: Sequence[tuple[int, Any]],
-        start: str = "",
-        started: str = "",
-    ) -> GameRecord:
-        """The record of an ``arena play`` game given as (seat, action) per move."""
+    def from_play(self, played: Played) -> GameRecord:
+        """The record of an ``arena play`` game: its moves played through the facade."""
+        moves = played.moves
         return from_moves(
-            self.game, config, agents, [a for _, a in moves], [s for s, _ in moves],
-            start=start, started=started,
+            self.game, played.config, played.agents, [a for _, a in moves], [s for s, _ in moves],
+            start=played.start, started=played.started,
         )  # fmt: skip
 
     def replay(self, record: GameRecord, keep_states: bool, frames: bool) -> Replayed:
@@ -415,7 +439,7 @@ def save_play_record(
     if not path:
         return ""
     try:
-        rec = hooks(game_name).from_play(config, agents, moves, start=start, started=started)
+        rec = hooks(game_name).from_play(Played(config, agents, moves, start, started))
     except (ReplayMismatch, ValueError) as exc:
         return f"game not recorded: {exc}"
     p = write_records(path, [rec])

@@ -17,8 +17,10 @@ import numpy as np
 
 from envs.core.records import (
     GameRecord,
+    Played,
     RecordHooks,
     Replayed,
+    Series,
     _check,
     check_result,
     now,
@@ -183,35 +185,23 @@ class MoonShotRecords(RecordHooks):
         """An action vector as text (:func:`shot_notation`)."""
         return shot_notation
 
-    def from_outcomes(
-        self,
-        runner: Any,
-        seed: int,
-        indices: Sequence[int],
-        agents: Sequence[str],
-        outcomes: Sequence[Any],
-        **common: Any,
-    ) -> list[GameRecord]:
+    def series_records(self, series: Series, common: dict[str, Any]) -> list[GameRecord]:
         """Records of a ``MoonShotRunner``'s outcomes (their shots)."""
-        cfg = runner.facade.config
+        cfg = series.runner.facade.config
         return [
-            moon_shot_record(cfg, seed, i, agents, o.shots, o.rewards, o.digest, **common)
-            for i, o in zip(indices, outcomes, strict=True)
+            moon_shot_record(
+                cfg, series.seed, i, series.agents, o.shots, o.rewards, o.digest, **common
+            )
+            for i, o in zip(series.indices, series.outcomes, strict=True)
         ]
 
-    def from_play(
-        self,
-        config: dict[str, Any],
-        agents: Sequence[str],
-        moves: Sequence[tuple[int, Any]],
-        start: str = "",
-        started: str = "",
-    ) -> GameRecord:
+    def from_play(self, played: Played) -> GameRecord:
         """The record of an ``arena play`` game; ``start`` is ``key=K`` (its noise key)."""
-        if not start.startswith("key="):
-            raise ValueError(f"a played game's start must be 'key=K', got {start!r}")
-        cfg = moon_shot_config(config)
-        return moon_shot_from_moves(cfg, int(start[4:]), agents, moves, started=started)
+        if not played.start.startswith("key="):
+            raise ValueError(f"a played game's start must be 'key=K', got {played.start!r}")
+        cfg = moon_shot_config(played.config)
+        key = int(played.start[4:])
+        return moon_shot_from_moves(cfg, key, played.agents, played.moves, started=played.started)
 
     def replay(self, record: GameRecord, keep_states: bool, frames: bool) -> Replayed:
         """Through the facade's one turn loop (``MoonShotBatch.shoot``: physics, MS-14..MS-17)."""
