@@ -14,7 +14,7 @@ simulation budget per move counts playouts. Values are per seat: at each node th
 move picks the child best for *that* seat (UCB1 on its mean return), so 2, 3 or 4 players
 work alike. The action played is the root child with most visits (ties: best mean).
 
-Hidden information (Virus Fight's setup, VF-11): when the facade offers
+Hidden information (a hidden setup such as VF-11's programs): when the facade offers
 ``determinize(state, seat, rng)``, the root is resampled from the acting seat's point of
 view (``determinizations`` samples share the budget; their root visit counts are summed),
 so the search never reads programs that seat has not seen. If two samples come out
@@ -28,8 +28,19 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import ActContext, Agent
+from agents.base import ActContext
 from agents.rollout import concat, random_playout
+from agents.search.roots import (
+    UCTAgent,
+    board_context,
+    check_legal,
+    open_decisions,
+    root_samples,
+    same_state,
+)
+
+#: the old private name (``agents.mcts`` imported it)
+_same_state = same_state
 
 
 class _Node:
@@ -104,68 +115,24 @@ def safe_actions(game: Any, state: Any, seat: int) -> np.ndarray:
     return out
 
 
-def _same_state(a: Any, b: Any) -> bool:
-    """Whether two batch states (dataclasses of arrays) hold identical arrays."""
-    fields = getattr(a, "__dataclass_fields__", None)
-    if fields is None:
-        return False
-    return all(np.array_equal(getattr(a, f), getattr(b, f)) for f in fields)
-
-
-class PythonTreeMCTSAgent(Agent):
+class PythonTreeMCTSAgent(UCTAgent):
     """UCT with batched random playouts over a Python tree; see the module docstring."""
 
-    needs_context = True
-
-    def __init__(
-        self,
-        simulations: int = 200,
-        c_uct: float = 1.4,
-        rollouts_per_child: int = 1,
-        max_rollout_steps: int | None = None,
-        determinizations: int = 4,
-        safety_check: bool = True,
-        seed: int | None = 0,
-    ) -> None:
-        if simulations < 1:
-            raise ValueError(f"simulations must be >= 1, got {simulations}")
-        if rollouts_per_child < 1:
-            raise ValueError(f"rollouts_per_child must be >= 1, got {rollouts_per_child}")
-        self.simulations = simulations
-        self.c_uct = c_uct
-        self.rollouts_per_child = rollouts_per_child
-        self.max_rollout_steps = max_rollout_steps
-        self.determinizations = max(1, determinizations)
-        self.safety_check = safety_check
-        self.name = f"mcts:{simulations}"
-        self.rng = np.random.default_rng(seed)
-
     def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
         self.rng = np.random.default_rng(seed)
 
     def act(
         self, obs: np.ndarray, mask: np.ndarray | None, context: ActContext | None = None
     ) -> np.ndarray:
-        if context is None:
-            raise ValueError(
-                "PythonTreeMCTSAgent needs an ActContext with the game facade and state"
-            )
-        if mask is None:
-            raise ValueError("PythonTreeMCTSAgent plays the turn-based games only (mask required)")
-        game, state = context.game, context.state
-        mask = np.asarray(mask, bool)
-        out = np.zeros(len(mask), np.int64)
+        game, state, mask, seats = board_context("PythonTreeMCTSAgent", mask, context)
+        out, todo = open_decisions(mask)
         roots: list[_Node] = []
         owner: list[int] = []
-        for i in range(len(mask)):
-            legal = np.flatnonzero(mask[i])
-            if len(legal) == 0:
-                raise ValueError(f"no legal action in game {i}")
-            out[i] = legal[0]
-            if len(legal) == 1:
-                continue
-            seat = int(context.seats[i])
-            for r in self._root_states(game, game.take(state, np.array([i])), seat):
+        for i in todo:
+            seat = int(seats[i])
+            one = game.take(state, np.array([i]))
+            for r in root_samples(game, one, seat, self.rng, self.determinizations):
                 root = _Node(r, None, seat, np.zeros(game.num_players), None)
                 if self.safety_check:
                     root.allowed = safe_actions(game, r, seat)
@@ -189,23 +156,9 @@ class PythonTreeMCTSAgent(Agent):
                 out[i] = max(
                     visits, key=lambda a: (visits[a][0], visits[a][1] / max(visits[a][0], 1))
                 )
-        if not mask[np.arange(len(mask)), out].all():
-            raise AssertionError(
-                "PythonTreeMCTSAgent produced an illegal action"
-            )  # a bug, never expected
-        return out
+        return check_legal("PythonTreeMCTSAgent", mask, out)
 
     # -- search -------------------------------------------------------------------------
-    def _root_states(self, game: Any, root: Any, seat: int) -> list[Any]:
-        """The root position(s) to search from, as ``seat`` may know them."""
-        det = getattr(game, "determinize", None)
-        if det is None:
-            return [root]
-        samples = [det(root, seat, self.rng) for _ in range(max(2, self.determinizations))]
-        if _same_state(samples[0], samples[1]):  # nothing hidden: perfect information
-            return samples[:1]
-        return samples[: self.determinizations]
-
     def _search(self, game: Any, roots: list[_Node], budgets: list[int]) -> None:
         used = [0] * len(roots)
         while True:

@@ -7,7 +7,7 @@ against a search that this project did not write: OpenSpiel's Python ``MCTSBot``
 state (the same kernel arrays, so the same rules) and asks a fresh bot for ``N``
 simulations, UCT constant 2 (OpenSpiel's examples), one rollout per leaf, solver on.
 
-Hidden information (Virus Fight's setup, VF-11): ``MCTSBot`` searches a perfect-
+Hidden information (a hidden setup such as VF-11's programs): ``MCTSBot`` searches a perfect-
 information state, so it is handed one ``determinize``-d sample of the position as the
 seat to move may know it (determinized MCTS), never the hidden programs themselves.
 
@@ -23,39 +23,35 @@ from typing import Any
 import numpy as np
 
 from agents.base import ActContext, Agent
-from agents.mcts import _digest, position_key
+from agents.search.roots import (
+    board_context,
+    check_legal,
+    open_decisions,
+    position_key,
+    view_key,
+)
+
+
+def _module(facade: Any) -> Any:
+    """The OpenSpiel module of the facade's game (``envs/<game>/openspiel.py``)."""
+    import envs.openspiel as eo
+
+    if facade.name not in eo.GAMES:
+        ours = ", ".join(eo.GAMES)
+        raise ValueError(
+            f"openspiel-mcts plays the games with a pyspiel twin ({ours}), not {facade.name!r}"
+        )
+    return eo.GAMES[facade.name]
 
 
 def pyspiel_game(facade: Any) -> Any:
     """The registered pyspiel game with the same parameters as the batch facade."""
-    import pyspiel
-
-    import envs.openspiel as eo
-
-    name = facade.name
-    if name == "proteus":
-        params: dict[str, Any] = {"max_turns": int(facade.max_turns)}
-    elif name == "virus_fight":
-        params = {
-            "players": int(facade.num_players),
-            "board_size": int(facade.board_size),
-            "max_rounds": int(facade.max_rounds),
-        }
-    else:
-        raise ValueError(f"openspiel-mcts plays proteus and virus_fight, not {name!r}")
-    return pyspiel.load_game(eo.short_name(name), params)
+    return _module(facade).game_of(facade)
 
 
 def pyspiel_state(game: Any, facade: Any, one: Any) -> Any:
     """A pyspiel state of ``game`` holding the batch-of-one facade state ``one``."""
-    state = game.new_initial_state()
-    state._st = facade.copy(one)
-    if facade.name == "virus_fight":
-        from envs.virus_fight import kernel as K
-
-        if int(one.info[0, K.I_PHASE]) != K.PH_SETUP:
-            state._after_reveal()  # the programs are public from here on (VF-11)
-    return state
+    return _module(facade).state_of(game, facade, one)
 
 
 class OpenSpielMCTSAgent(Agent):
@@ -85,24 +81,15 @@ class OpenSpielMCTSAgent(Agent):
     ) -> np.ndarray:
         from open_spiel.python.algorithms import mcts
 
-        if context is None or mask is None:
-            raise ValueError("OpenSpielMCTSAgent needs the mask and an ActContext (game, state)")
-        facade, state = context.game, context.state
+        facade, state, mask, seats = board_context("OpenSpielMCTSAgent", mask, context)
         game = self._game(facade)
-        mask = np.asarray(mask, bool)
-        out = np.zeros(len(mask), np.int64)
-        for i in range(len(mask)):
-            legal = np.flatnonzero(mask[i])
-            if len(legal) == 0:
-                raise ValueError(f"no legal action in game {i}")
-            out[i] = legal[0]
-            if len(legal) == 1:
-                continue
-            seat = int(context.seats[i])
+        out, todo = open_decisions(mask)
+        for i in todo:
+            seat = int(seats[i])
             one = facade.take(state, np.array([i]))
             det = getattr(facade, "determinize", None)
             if det is not None:
-                key = _digest(self.seed, [np.asarray(obs[i]), mask[i], np.array([seat])])
+                key = view_key(self.seed, obs[i], mask[i], seat)
                 one = det(one, seat, np.random.default_rng(key))
             else:
                 key = position_key(facade, state, i, self.seed)
@@ -115,6 +102,4 @@ class OpenSpielMCTSAgent(Agent):
                 random_state=rs,
             )
             out[i] = int(bot.step(pyspiel_state(game, facade, one)))
-        if not mask[np.arange(len(mask)), out].all():
-            raise AssertionError("OpenSpielMCTSAgent produced an illegal action")  # a bug
-        return out
+        return check_legal("OpenSpielMCTSAgent", mask, out)

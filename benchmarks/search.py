@@ -11,9 +11,13 @@ simulations each, the root safety check on as in the agent) for:
 Positions: B running games after 0-11 random moves (seeded), the same for every searcher.
 Compile time of the array search is reported apart (``compile s``), never in the rates.
 
-    python -m benchmarks.search                        # Proteus and Virus Fight, B = 1 and 256
-    python -m benchmarks.search --games proteus --batch 1 --simulations 200 --seconds 2
+    python -m benchmarks.search                        # every searched game, B = 1 and 256
+    python -m benchmarks.search --games GAME --batch 1 --simulations 200 --seconds 2
     arena bench --search                               # these rows after the throughput rows
+
+The games are the registered ones the array search plays (:func:`search_games`: their
+entry's ``search`` and an ``envs/<game>/search_api.py``), each at its default seat count;
+the OpenSpiel rows only for a game with an OpenSpiel module (its entry's ``openspiel``).
 """
 
 from __future__ import annotations
@@ -25,9 +29,22 @@ from typing import Any
 import numpy as np
 
 from benchmarks import write_report
+from envs import registry
 from envs.core import cli_text
 
-GAMES = ("proteus", "virus_fight")
+
+def search_games() -> tuple[str, ...]:
+    """The registered games with a compiled array search, in registration order."""
+    from agents.search.driver import has_search_api
+
+    return tuple(s.name for s in registry.specs() if s.search and has_search_api(s.name))
+
+
+def __getattr__(name: str) -> Any:
+    """``GAMES`` of old callers: :func:`search_games` now."""
+    if name == "GAMES":
+        return search_games()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def positions(game: Any, batch: int, seed: int = 0, max_moves: int = 12) -> Any:
@@ -49,12 +66,6 @@ def positions(game: Any, batch: int, seed: int = 0, max_moves: int = 12) -> Any:
     return st
 
 
-def _facade(game: str) -> Any:
-    from envs import registry
-
-    return registry.make_batch(game, 2 if game == "virus_fight" else None)
-
-
 def _rate(agent: Any, game: Any, st: Any, simulations: int, seconds: float) -> tuple[float, int]:
     """(simulations/s, act calls) over repeated ``act`` calls for at least ``seconds``."""
     from agents.base import ActContext
@@ -74,7 +85,7 @@ def _rate(agent: Any, game: Any, st: Any, simulations: int, seconds: float) -> t
 
 
 def rows(
-    games: list[str] | tuple[str, ...] = GAMES,
+    games: list[str] | tuple[str, ...] | None = None,
     batches: list[int] | tuple[int, ...] = (1, 256),
     simulations: int = 200,
     seconds: float = 2.0,
@@ -86,9 +97,10 @@ def rows(
     from agents.mcts_python import PythonTreeMCTSAgent
 
     out: list[dict[str, Any]] = []
-    for name in games:
-        game = _facade(name)
-        config = "2p" if name == "virus_fight" else "default"
+    for name in search_games() if games is None else games:
+        spec = registry.get(name)
+        game = registry.make_batch(name)
+        config = spec.peer_config or f"{spec.default_players}p"
         warm = positions(game, 2, seed=99)
         t0 = time.perf_counter()
         _rate(MCTSAgent(simulations=4, seed=0), game, warm, 4, 0.0)  # compile (or load cache)
@@ -104,7 +116,7 @@ def rows(
                     list(batches),
                 )  # fmt: skip
             )
-        if openspiel:
+        if openspiel and spec.openspiel is not None:
             from agents.openspiel_mcts import OpenSpielMCTSAgent
 
             searchers.append(
@@ -149,7 +161,8 @@ def ratios(table: list[dict[str, Any]]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Print the table and the speed-ups, write the JSON report."""
     parser = cli_text.ArgumentParser(prog="python -m benchmarks.search", description=__doc__)
-    parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
+    games = list(search_games())
+    parser.add_argument("--games", nargs="+", choices=games, default=games)
     parser.add_argument("--batch", nargs="+", type=int, default=[1, 256])
     parser.add_argument("--simulations", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")

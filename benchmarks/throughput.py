@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.search:
         from benchmarks import search
 
-        names = [g for g in args.games if g in search.GAMES]
+        names = [g for g in args.games if g in search.search_games()]
         rows.extend(search.rows(names, seconds=max(args.seconds, 1.0)))
     print_table(rows)
     extra = {"args": {k: v for k, v in vars(args).items() if k != "json"}}

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,9 +50,12 @@ from agents.search.tree import (
     select_edge,
     specialize,
 )
+from envs.core import loops as _loops
 from envs.core import rng as _rng
 
 rng_file = _rng.__file__
+#: the shared kernel helpers the games' search functions compile in (with ``rng_file``)
+core_files = (Path(str(_rng.__file__)), Path(str(_loops.__file__)))
 Evaluate = Callable[[Any], tuple[np.ndarray, np.ndarray]]
 
 # Placeholders of the game's functions; each game's compiled copy rebinds them.
@@ -107,36 +111,24 @@ def _simulate_py(
     G, NS, TR, t, mode, c, max_steps, rollouts, acts, rew, ret, allowed, noallow, noprior
 ):  # noqa: E501
     """One simulation of tree ``t`` with playout evaluation; returns the visits it added."""
-    n, w, r, parent, player, edge0, nedge, win, action, prior, child = TR[:11]
     key = TR[14]
-    root = 3 * t
-    s = root + 1
-    g_copy(G, NS, root, s)
-    node = 0
-    while True:
-        if player[t, node] < 0:  # the game is over here: a zero-value visit
-            ret[:] = 0.0
-            backup(TR, t, node, ret, 1)
-            return 1
-        if nedge[t, node] < 0:  # a new leaf: expand, then value it by playouts
-            k = g_legal(G, NS, s, acts)
-            add_edges(TR, t, node, acts, k, noprior, allowed[t] if node == 0 else noallow)
-            total = np.zeros(ret.shape[0])
-            for _ in range(rollouts):
-                src = s
-                if rollouts > 1:
-                    g_copy(G, NS, s, s + 1)
-                    src = s + 1
-                key[t] = g_playout(G, NS, src, key[t], max_steps, ret, rew)
-                total += ret
-            backup(TR, t, node, total, rollouts)
-            return rollouts
-        e = select_edge(TR, t, node, mode, c)
-        g_apply(G, NS, s, action[t, e], rew)
-        ch = child[t, e]
-        if ch < 0:
-            ch = add_child(TR, t, node, e, g_to_play(G, NS, s), rew[s])
-        node = ch
+    s = 3 * t + 1
+    node = _descend(G, NS, TR, t, mode, c, rew, ret)
+    if node < 0:  # the game is over there: a zero-value visit, already backed up
+        return 1
+    # a new leaf (its state in slot s): expand, then value it by playouts
+    k = g_legal(G, NS, s, acts)
+    add_edges(TR, t, node, acts, k, noprior, allowed[t] if node == 0 else noallow)
+    total = np.zeros(ret.shape[0])
+    for _ in range(rollouts):
+        src = s
+        if rollouts > 1:
+            g_copy(G, NS, s, s + 1)
+            src = s + 1
+        key[t] = g_playout(G, NS, src, key[t], max_steps, ret, rew)
+        total += ret
+    backup(TR, t, node, total, rollouts)
+    return rollouts
 
 
 def _run_playouts_py(G, NS, TR, mode, c, max_steps, rollouts, A, allowed, noallow, noprior):
@@ -202,10 +194,11 @@ def _root_filter_py(G, NS, seats, allowed):
                 allowed[t, acts[j]] = True
 
 
-def _descend_py(G, NS, TR, t, mode, c, rew):
+def _descend_py(G, NS, TR, t, mode, c, rew, ret):
     """Walk tree ``t`` to a new leaf (its state left in the scratch slot): the leaf, or -1.
 
-    A path that ends in a finished game is backed up here (-1: nothing to evaluate).
+    A path that ends in a finished game is backed up here as a zero-value visit (-1:
+    nothing to evaluate); ``ret`` (P,) is the scratch of that zero value.
     """
     player, nedge, action, child = TR[4], TR[6], TR[8], TR[10]
     root = 3 * t
@@ -214,7 +207,8 @@ def _descend_py(G, NS, TR, t, mode, c, rew):
     node = 0
     while True:
         if player[t, node] < 0:
-            backup(TR, t, node, np.zeros(TR[1].shape[2]), 1)
+            ret[:] = 0.0
+            backup(TR, t, node, ret, 1)
             return -1
         if nedge[t, node] < 0:
             return node
@@ -231,13 +225,14 @@ def _descend_all_py(G, NS, TR, mode, c, A, leaf):
     sims, budget, count = TR[12], TR[13], TR[11]
     cap = TR[8].shape[1]
     rew = np.zeros((NS[0].shape[0], TR[1].shape[2]), np.float64)
+    ret = np.zeros(TR[1].shape[2], np.float64)
     for t in range(sims.shape[0]):
         leaf[t] = -2
         if sims[t] >= budget[t]:
             continue
         if cap - count[t, 1] < A:
             return False
-        leaf[t] = _descend(G, NS, TR, t, mode, c, rew)
+        leaf[t] = _descend(G, NS, TR, t, mode, c, rew, ret)
         if leaf[t] == -1:
             sims[t] += 1
     return True
@@ -259,11 +254,23 @@ def _expand_all_py(G, NS, TR, leaf, priors, values, allowed, noallow):
 _COMPILED: dict[str, SimpleNamespace] = {}
 
 
+def _api_module(name: Any) -> str:
+    return f"envs.{name}.search_api"
+
+
+def has_search_api(name: str) -> bool:
+    """Whether game ``name`` has ``envs/<name>/search_api.py`` (without importing it)."""
+    try:
+        return importlib.util.find_spec(_api_module(name)) is not None
+    except (ImportError, ValueError):  # no package envs.<name> at all
+        return False
+
+
 def search_api(game: Any) -> ModuleType:
     """The game's single-game search functions (``envs/<game>/search_api.py``)."""
     name = getattr(game, "name", None)
     try:
-        return importlib.import_module(f"envs.{name}.search_api")
+        return importlib.import_module(_api_module(name))
     except ModuleNotFoundError:
         raise ValueError(
             f"game {name!r} has no envs/{name}/search_api.py for the array search"
@@ -280,7 +287,8 @@ def supports(game: Any) -> bool:
 
 
 def _source_stamp(api: ModuleType) -> str:
-    """Hash of the sources the compiled loops are built from (the game's folder, this package).
+    """Hash of the sources the compiled loops are built from (the game's folder, this
+    package, the shared ``envs/core`` helpers).
 
     Why: Numba's on-disk cache of a function is checked against its own source file
     only, not against the functions it calls, so a fixed rule in the game's kernel would
@@ -288,7 +296,7 @@ def _source_stamp(api: ModuleType) -> str:
     change of any of these files compiles (and caches) them afresh.
     """
     h = hashlib.blake2b(digest_size=4)
-    for folder in (Path(str(api.__file__)).parent, Path(__file__).parent, Path(str(rng_file))):
+    for folder in (Path(str(api.__file__)).parent, Path(__file__).parent, *core_files):
         files = sorted(folder.glob("*.py")) if folder.is_dir() else [folder]
         for f in files:
             h.update(f.name.encode())
@@ -310,8 +318,8 @@ def compiled(game: Any) -> SimpleNamespace:
             "g_playout": api.playout,
             "g_wins": api.wins_now,
         }
-        sim = specialize(_simulate_py, suffix, **ops)
         desc = specialize(_descend_py, suffix, **ops)
+        sim = specialize(_simulate_py, suffix, _descend=desc, **ops)
         _COMPILED[name] = SimpleNamespace(
             api=api,
             run=specialize(_run_playouts_py, suffix, _simulate=sim, **ops),
@@ -357,7 +365,6 @@ def search(
     NS = fns.api.arrays(slots)
     G = fns.api.static(game)
     mode = PUCT if cfg.mode == "puct" else UCT
-    max_steps = np.int64(2**62 if cfg.max_rollout_steps is None else cfg.max_rollout_steps)
     seats = np.asarray(seats, np.int64)
     allowed = np.zeros((T, A), np.bool_)
     if cfg.safety_check:
@@ -374,23 +381,8 @@ def search(
         _gumbel_root(
             fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots
         )
-    elif evaluate is None:
-        while not fns.run(
-            G,
-            NS,
-            trees.arrays(),
-            mode,
-            cfg.c,
-            max_steps,
-            cfg.rollouts,
-            A,
-            allowed,
-            noallow,
-            noprior,
-        ):
-            trees.grow(A)
     else:
-        _callback_rounds(fns, G, NS, trees, mode, cfg.c, A, allowed, noallow, evaluate, game, slots)
+        _phase(fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots)
     visits = np.zeros((T, A), np.float64)
     qsum = np.zeros((T, A), np.float64)
     root_stats(trees.arrays(), A, visits, qsum)

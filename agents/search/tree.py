@@ -11,13 +11,13 @@ over), the node's edges ``edge0`` / ``nedge`` (``nedge`` = -1 until it is expand
 ``win`` (an edge whose child ends the game won by the mover, taken whenever the node is
 visited again). Edges (``(T, E)`` arrays): ``action``, ``prior``, ``child`` (-1 until the
 child is created). Edges are created when their node is expanded, one per legal action;
-``E`` grows on demand (:meth:`Trees.grow`), so games with thousands of actions (Virus
-Fight) cost only what they use.
+``E`` grows on demand (:meth:`Trees.grow`), so games with thousands of actions (the larger
+boards) cost only what they use.
 
 The game state is kept only at the roots: a simulation copies its root into a scratch
 slot and replays the actions of its path there (a game step costs well under a
 microsecond, the path is a few steps long), which keeps memory at three state slots per
-tree whatever the budget (a Virus Fight state holds a 6.5 kB repetition history).
+tree whatever the budget (a state with a long repetition history holds several kB).
 
 Values are per seat: at each node the seat to move picks by its own value (max^n), so
 2, 3 and 4 players work alike. Selection rules (``mode``): 0 = UCT (every child once, in

@@ -21,7 +21,7 @@ touches only its own rows and its own RNG key):
   self-play), from ``STEP_PARALLEL_MIN_BATCH`` for calls of one step per game: the
   ``prange`` compile on all of Numba's threads. One step of a small board game is a few
   milliseconds for the whole batch; on a shared 2-core machine the pool's launch and
-  barrier cost more than they save (measured for Virus Fight at B = 16384 under load:
+  barrier cost more than they save (measured for the 5x5 board game at B = 16384 under load:
   serial 1.0-1.5 M steps/s, prange 0.5 M). Lower it on a machine with idle cores;
 * in between: the ``prange`` compile on one thread (the faster code even then: Numba
   compiles its body as one function, the serial loop calls the per-game body; and one
@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numba
-from numba import njit
+from numba import literal_unroll, njit
 
 SINGLE_THREAD_MIN_BATCH = 64
 PARALLEL_MIN_BATCH = 4096
@@ -95,3 +95,15 @@ def run_loop(
         return parallel(*args)
     finally:
         numba.set_num_threads(old)
+
+
+@njit(cache=True)
+def copy_rows(arrays, src, dst):  # type: ignore[no-untyped-def]
+    """Copy game ``src`` into row ``dst`` of every array of the tuple ``arrays``.
+
+    Why here: a search copies one game's row of each kernel array into a scratch row
+    (``envs/<game>/search_api.py``); the tuple mixes dtypes and ranks, so the loop is
+    unrolled at compile time (``literal_unroll``), one plain row copy per array.
+    """
+    for a in literal_unroll(arrays):
+        a[dst] = a[src]

@@ -26,6 +26,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
+from envs.openspiel.common import board_game_type, merged_params
 from envs.proteus.batch import ProteusBatch, text_of
 from envs.proteus.constants import DEFAULT_MAX_TURNS, NUM_ACTIONS
 from envs.proteus.notation import action_to_str
@@ -33,21 +34,14 @@ from envs.proteus.notation import action_to_str
 SHORT_NAME = "python_proteus"
 _PARAMS = {"max_turns": DEFAULT_MAX_TURNS}
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="Proteus (Tabletop Arena kernels)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+GAME_TYPE = board_game_type(
+    SHORT_NAME,
+    "Proteus (Tabletop Arena kernels)",
     chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
     information=pyspiel.GameType.Information.PERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_PARAMS,
+    players=(2, 2),
+    params=_PARAMS,
 )
 
 
@@ -61,10 +55,7 @@ class ProteusGame(pyspiel.Game):
     """``python_proteus``: the turn limit and the factory of states."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        merged = {**_PARAMS, **(params or {})}
-        unknown = set(merged) - set(_PARAMS)
-        if unknown:
-            raise ValueError(f"unknown python_proteus parameter(s): {sorted(unknown)}")
+        merged = merged_params(SHORT_NAME, _PARAMS, params)
         self.max_turns = int(merged["max_turns"])
         facade_for(self.max_turns)  # validates max_turns
         info = pyspiel.GameInfo(
@@ -132,6 +123,18 @@ class ProteusState(pyspiel.State):
 
     def __str__(self) -> str:
         return self.position_text()
+
+
+def game_of(facade: ProteusBatch) -> ProteusGame:
+    """The registered pyspiel game with the facade's turn limit (``openspiel-mcts:N``)."""
+    return pyspiel.load_game(SHORT_NAME, {"max_turns": int(facade.max_turns)})  # type: ignore[no-any-return]
+
+
+def state_of(game: ProteusGame, facade: ProteusBatch, one: Any) -> ProteusState:
+    """A pyspiel state of ``game`` holding the batch-of-one facade state ``one``."""
+    state = game.new_initial_state()
+    state._st = facade.copy(one)
+    return state
 
 
 class ProteusObserver:

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
+from envs.core.loops import copy_rows
 from envs.proteus.constants import A_PASS
 from envs.proteus.kernel import (
     _apply_one,
@@ -41,22 +43,11 @@ def arrays(state: Any) -> tuple[np.ndarray, ...]:
 @njit(cache=True)
 def copy_slot(G, S, src, dst):
     """Copy game ``src`` into row ``dst`` (the PR-17 history only as far as it is used)."""
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    tiles[dst] = tiles[src]
-    tsq[dst] = tsq[src]
-    pieces[dst] = pieces[src]
-    pat[dst] = pat[src]
-    bb[dst] = bb[src]
-    act[dst] = act[src]
-    player[dst] = player[src]
-    turn[dst] = turn[src]
-    max_turns[dst] = max_turns[src]
-    n = hist_len[src]
-    hist_len[dst] = n
-    for k in range(n):
+    hist, hist_len = S[9], S[10]
+    copy_rows(S[:9], src, dst)  # tiles ... max_turns
+    copy_rows(S[10:], src, dst)  # hist_len, status, rng
+    for k in range(hist_len[src]):
         hist[dst, k] = hist[src, k]
-    status[dst] = status[src]
-    rng[dst] = rng[src]
 
 
 @njit(cache=True)
@@ -149,3 +140,7 @@ def playout(G, S, i, key, max_steps, ret, rew):
         ret[0] = -1.0
         ret[1] = 1.0
     return key
+
+
+# recompile if a kernel file of the folder or envs/core/loops.py changed (envs/core/cache.py)
+guard_cache(globals())

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from envs.openspiel.common import board_game_type, merged_params
 from envs.virus_fight import kernel as K
 from envs.virus_fight import notation
 from envs.virus_fight.batch import DEFAULT_BOARD, VFState, VirusFightBatch
@@ -47,21 +48,14 @@ _PARAMS = {"players": 2, "board_size": 0, "max_rounds": 100}
 
 
 def _game_type(utility: Any) -> pyspiel.GameType:
-    return pyspiel.GameType(
-        short_name=SHORT_NAME,
-        long_name="Virus Fight (Tabletop Arena kernels)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    return board_game_type(
+        SHORT_NAME,
+        "Virus Fight (Tabletop Arena kernels)",
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=utility,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=4,
-        min_num_players=2,
-        provides_information_state_string=True,
-        provides_information_state_tensor=False,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=_PARAMS,
+        players=(2, 4),
+        params=_PARAMS,
     )
 
 
@@ -97,10 +91,7 @@ class VirusFightGame(pyspiel.Game):
     """``python_virus_fight``: static configuration and the factory of states."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        merged = {**_PARAMS, **(params or {})}
-        unknown = set(merged) - set(_PARAMS)
-        if unknown:
-            raise ValueError(f"unknown python_virus_fight parameter(s): {sorted(unknown)}")
+        merged = merged_params(SHORT_NAME, _PARAMS, params)
         players = int(merged["players"])
         if players not in (2, 3, 4):
             raise ValueError(f"players must be 2, 3 or 4 (VF-1), got {players}")
@@ -326,6 +317,25 @@ class VirusFightState(pyspiel.State):
             f"first={int(st.info[0, K.I_FIRST])} to_act={self.current_player()}"
         )
         return "\n".join(lines)
+
+
+def game_of(facade: VirusFightBatch) -> VirusFightGame:
+    """The registered pyspiel game with the facade's configuration (``openspiel-mcts:N``)."""
+    params = {
+        "players": int(facade.num_players),
+        "board_size": int(facade.board_size),
+        "max_rounds": int(facade.max_rounds),
+    }
+    return pyspiel.load_game(SHORT_NAME, params)  # type: ignore[no-any-return]
+
+
+def state_of(game: VirusFightGame, facade: VirusFightBatch, one: VFState) -> VirusFightState:
+    """A pyspiel state of ``game`` holding the batch-of-one facade state ``one``."""
+    state = game.new_initial_state()
+    state._st = facade.copy(one)
+    if int(one.info[0, K.I_PHASE]) != K.PH_SETUP:
+        state._after_reveal()  # the programs are public from here on (VF-11)
+    return state
 
 
 class VirusFightObserver:

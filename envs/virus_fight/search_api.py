@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from envs.core.cache import guard_cache
+from envs.core.loops import copy_rows
 from envs.virus_fight.kernel import (
     I_CUR,
     I_HLEN,
@@ -41,13 +43,8 @@ def arrays(state: Any) -> tuple[np.ndarray, ...]:
 @njit(cache=True, error_model="numpy")
 def copy_slot(G, S, src, dst):
     """Copy game ``src`` into row ``dst`` (the VF-17 history only as far as it is used)."""
-    bb, cells, marker, supply, info, rng, hist = S
-    bb[dst] = bb[src]
-    cells[dst] = cells[src]
-    marker[dst] = marker[src]
-    supply[dst] = supply[src]
-    info[dst] = info[src]
-    rng[dst] = rng[src]
+    info, hist = S[4], S[6]
+    copy_rows(S[:6], src, dst)  # bb, cells, marker, supply, info, rng
     for k in range(info[src, I_HLEN]):
         hist[dst, k] = hist[src, k]
 
@@ -119,3 +116,7 @@ def playout(G, S, i, key, max_steps, ret, rew):
             ret[s] += rew[i, s]
         steps += 1
     return rng[i]
+
+
+# recompile if a kernel file of the folder or envs/core/loops.py changed (envs/core/cache.py)
+guard_cache(globals())

@@ -20,12 +20,19 @@ def test_registry_parses_the_searcher_names() -> None:
     for game in ("proteus", "virus_fight"):
         assert make_agent(game, "openspiel-mcts:7").simulations == 7  # type: ignore[attr-defined]
         assert make_agent(game, "mcts-python:9").simulations == 9  # type: ignore[attr-defined]
-    with pytest.raises(ValueError, match="integer"):
-        make_agent("proteus", "openspiel-mcts:lots")
-    with pytest.raises(ValueError, match="N >= 1"):
-        make_agent("proteus", "mcts-python:0")
-    with pytest.raises(ValueError, match="unknown agent"):
-        make_agent("moon_shot", "openspiel-mcts:5")
+
+
+@pytest.mark.parametrize(
+    ("game", "name", "match"),
+    [
+        ("proteus", "openspiel-mcts:lots", "integer"),
+        ("proteus", "mcts-python:0", "N >= 1"),
+        ("moon_shot", "openspiel-mcts:5", "unknown agent"),  # no pyspiel twin, no search
+    ],
+)
+def test_registry_rejects_bad_searcher_names(game: str, name: str, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        make_agent(game, name)
 
 
 @pytest.mark.parametrize("game", [ProteusBatch(), VirusFightBatch(2)], ids=["proteus", "vf2"])
