@@ -148,15 +148,9 @@ def files_naming(game: str) -> list[str]:
 #: items 3, 7, 8 and the game records of issue 13): each line says who takes it out. Keep
 #: this list shrinking; a file that no longer names the game must leave it.
 PENDING = {
-    "envs/core/loops.py": "kernel loops prose (H3)",
     "envs/proteus/state.py": "kernel layout prose (H3)",
     "envs/virus_fight/constants.py": "kernel layout prose (H3)",
     "envs/virus_fight/state.py": "kernel layout prose (H3)",
-    "agents/mcts.py": "search rewrite (issue 11)",
-    "agents/mcts_python.py": "search rewrite (issue 11)",
-    "agents/openspiel_mcts.py": "search rewrite: per-game OpenSpiel bots (issue 11)",
-    "agents/search/tree.py": "search rewrite (issue 11)",
-    "benchmarks/search.py": "search benchmark's game list (issue 11)",
 }
 
 
