@@ -40,38 +40,34 @@ def _final_rewards(win: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _rank_colony(scores: np.ndarray, last: np.ndarray, colonists: np.ndarray) -> np.ndarray:
-    """MS-14 (also MS-16 with no colonist, MS-18 with several): who wins or draws."""
-    P = scores.shape[0]
-    best = scores.max()
-    top = scores == best
-    win = top & colonists
+def _rank(scores: np.ndarray, last: np.ndarray, causers: np.ndarray, sign: int) -> np.ndarray:
+    """Who wins or draws an ending ranked by points: the most (``sign`` +1) or the fewest
+    (-1) points; among those, who caused the ending; else the most recent (+1) or least
+    recent (-1) last landing (never landed, -1, is the least recent; several equal: a
+    draw among them [decision])."""
+    key = sign * scores
+    top = key == key.max()
+    win = top & causers
     if not win.any():
-        latest = -1
-        for p in range(P):
-            if top[p] and last[p] > latest:
-                latest = last[p]
-        if latest < 0:
-            win = top.copy()  # none of them ever landed: draw among them [decision]
-        else:
-            win = top & (last == latest)  # most recent landing (same step: draw, MS-18)
+        ref = np.iinfo(np.int64).min
+        for p in range(scores.shape[0]):
+            if top[p] and sign * last[p] > ref:
+                ref = sign * last[p]
+        win = top & (sign * last == ref)
     return win
+
+
+@njit(cache=True)
+def _rank_colony(scores: np.ndarray, last: np.ndarray, colonists: np.ndarray) -> np.ndarray:
+    """MS-14 (also MS-16 with no colonist, MS-18 with several): most points, the colonist
+    first, then the most recent last landing (same step: draw, MS-18)."""
+    return _rank(scores, last, colonists, 1)
 
 
 @njit(cache=True)
 def _rank_crack(scores: np.ndarray, last: np.ndarray, crackers: np.ndarray) -> np.ndarray:
     """MS-15: fewest points wins; cracker first, then least recent last landing."""
-    P = scores.shape[0]
-    worst = scores.min()
-    low = scores == worst
-    win = low & crackers
-    if not win.any():
-        earliest = np.iinfo(np.int64).max
-        for p in range(P):
-            if low[p] and last[p] < earliest:
-                earliest = last[p]  # never landed (-1) is the least recent
-        win = low & (last == earliest)  # several never landed: draw [decision]
-    return win
+    return _rank(scores, last, crackers, -1)
 
 
 @njit(cache=True)
