@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.agent import ActContext, Agent
+from envs.core.agent import ActContext
+from envs.core.plies import LookaheadAgent, board_context, expand, first_best
 
 LINES = np.array(
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]]
@@ -48,65 +49,28 @@ def progress(tile_at: np.ndarray, piece_at: np.ndarray, active: np.ndarray, seat
     )
 
 
-class ProteusHeuristicAgent(Agent):
-    """Two-ply minimax with the goal-progress evaluation (module docstring)."""
-
-    needs_context = True
-    name = "heuristic"
-
-    def __init__(self, seed: int | None = 0, noise: float = 1e-3) -> None:
-        self.rng = np.random.default_rng(seed)
-        self.noise = noise
-
-    def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+class ProteusHeuristicAgent(LookaheadAgent):
+    """Two-ply minimax with the goal-progress evaluation (module docstring); ``seed`` and
+    ``noise`` (the tie-break) as in :class:`envs.core.plies.LookaheadAgent`."""
 
     def act(
         self, obs: np.ndarray, mask: np.ndarray | None, context: ActContext | None = None
     ) -> np.ndarray:
-        if context is None or mask is None:
-            raise ValueError("ProteusHeuristicAgent needs the mask and an ActContext")
-        game, state = context.game, context.state
-        me_of_game = np.asarray(context.seats, np.int64)
-        mask = np.asarray(mask, bool)
-        g1, a1 = np.nonzero(mask)  # candidates: game index, action
-        if len(g1) == 0 or not mask.any(axis=1).all():
-            raise ValueError("a game in the batch has no legal action")
-        me1 = me_of_game[g1]
-        kids = game.take(state, g1)
-        r1, d1 = game.step(kids, a1.astype(np.int64))
-        r1 = np.asarray(r1, np.float64)
-        d1 = np.asarray(d1, bool)
-        value = np.where(
-            d1,
-            np.where(r1[np.arange(len(g1)), me1] != 0, WIN * r1[np.arange(len(g1)), me1], DRAW),
-            0.0,
-        )
+        game, state, mask, seats = board_context("ProteusHeuristicAgent", mask, context)
+        one = expand(game, state, mask, seats)  # our candidates
+        value = np.where(one.done, np.where(one.reward != 0, WIN * one.reward, DRAW), 0.0)
         # replies of whoever moves next, for candidates that did not end the game
-        live = np.flatnonzero(~d1)
+        live = np.flatnonzero(~one.done)
         if len(live):
-            sub = game.take(kids, live)
-            m2 = np.asarray(game.legal_mask(sub), bool)
-            k2, a2 = np.nonzero(m2)
-            me2 = me1[live][k2]
-            grand = game.take(sub, k2)
-            r2, d2 = game.step(grand, a2.astype(np.int64))
-            r2 = np.asarray(r2, np.float64)[np.arange(len(k2)), me2]
-            d2 = np.asarray(d2, bool)
+            sub = game.take(one.states, live)
+            two = expand(game, sub, game.legal_mask(sub), one.seats[live])
+            grand, me2 = two.states, two.seats
             ev = progress(grand.tile_at, grand.piece_at, grand.active, me2) - progress(
                 grand.tile_at, grand.piece_at, grand.active, 1 - me2
             )
-            v2 = np.where(d2, np.where(r2 != 0, WIN * r2, DRAW), ev)
+            v2 = np.where(two.done, np.where(two.reward != 0, WIN * two.reward, DRAW), ev)
             worst = np.full(len(live), np.inf)
-            np.minimum.at(worst, k2, v2)
+            np.minimum.at(worst, two.rows, v2)
             # a candidate with no reply recorded cannot happen (pass is always there)
             value[live] = np.where(np.isfinite(worst), worst, 0.0)
-        value = value + self.noise * self.rng.random(len(value))
-        best = np.full(len(mask), -np.inf)
-        np.maximum.at(best, g1, value)
-        choose = np.zeros(len(mask), np.int64)
-        is_best = value >= best[g1]
-        # first candidate (in action order) reaching the game's best value
-        for g, a in zip(g1[is_best][::-1], a1[is_best][::-1], strict=True):
-            choose[g] = a
-        return choose
+        return first_best(value, one, len(mask), self.rng, self.noise)

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.agent import ActContext, Agent
+from envs.core.agent import ActContext
+from envs.core.plies import LookaheadAgent, board_context, expand, first_best
 
 WIN, DRAW, OPP_ALIVE = 1000.0, -2.0, 100.0
 
@@ -69,20 +70,13 @@ def next_steps(cells: np.ndarray, marker: np.ndarray, seat: np.ndarray, nbr: np.
     return np.where(has, out, -1)
 
 
-class VirusFightHeuristicAgent(Agent):
+class VirusFightHeuristicAgent(LookaheadAgent):
     """Whole-turn lookahead with the feature score of the module docstring."""
 
-    needs_context = True
-    name = "heuristic"
-
     def __init__(self, seed: int | None = 0, program_length: int = 4, noise: float = 1e-3) -> None:
-        self.rng = np.random.default_rng(seed)
+        super().__init__(seed, noise)
         self.program_length = program_length
-        self.noise = noise
         self._nbr: dict[int, np.ndarray] = {}
-
-    def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
 
     # -- evaluation --------------------------------------------------------------------
     def evaluate(self, game, state, me: np.ndarray) -> np.ndarray:
@@ -115,15 +109,9 @@ class VirusFightHeuristicAgent(Agent):
     def act(
         self, obs: np.ndarray, mask: np.ndarray | None, context: ActContext | None = None
     ) -> np.ndarray:
-        if context is None or mask is None:
-            raise ValueError("VirusFightHeuristicAgent needs the mask and an ActContext")
         from envs.virus_fight import kernel as K
 
-        game, state = context.game, context.state
-        mask = np.asarray(mask, bool)
-        if not mask.any(axis=1).all():
-            raise ValueError("a game in the batch has no legal action")
-        seats = np.asarray(context.seats, np.int64)
+        game, state, mask, seats = board_context("VirusFightHeuristicAgent", mask, context)
         out = np.zeros(len(mask), np.int64)
         setup = state.info[:, K.I_PHASE] == K.PH_SETUP
         for i in np.flatnonzero(setup):
@@ -159,34 +147,21 @@ class VirusFightHeuristicAgent(Agent):
         return int(self.rng.choice(acts))
 
     def _search(self, game, state, mask: np.ndarray, me: np.ndarray) -> np.ndarray:
-        g1, a1 = np.nonzero(mask)
-        me1 = me[g1]
-        kids = game.take(state, g1)
-        r1, d1 = game.step(kids, a1.astype(np.int64))
-        reward1 = np.asarray(r1, np.float64)[np.arange(len(g1)), me1]
-        value = self._leaf_values(game, kids, me1, reward1, np.asarray(d1, bool))
+        one = expand(game, state, mask, me)
+        value = self._leaf_values(game, one.states, one.seats, one.reward, one.done)
         again = np.flatnonzero(
-            ~np.asarray(d1, bool) & (np.asarray(game.current_player(kids)) == me1) & (reward1 == 0)
+            ~one.done
+            & (np.asarray(game.current_player(one.states)) == one.seats)
+            & (one.reward == 0)
         )
         if len(again):  # the marker step of the same turn (VF-18): take our best one
-            sub = game.take(kids, again)
-            m2 = np.asarray(game.legal_mask(sub), bool)
-            k2, a2 = np.nonzero(m2)
-            me2 = me1[again][k2]
-            grand = game.take(sub, k2)
-            r2, d2 = game.step(grand, a2.astype(np.int64))
-            reward2 = np.asarray(r2, np.float64)[np.arange(len(k2)), me2]
-            v2 = self._leaf_values(game, grand, me2, reward2, np.asarray(d2, bool))
+            sub = game.take(one.states, again)
+            two = expand(game, sub, game.legal_mask(sub), one.seats[again])
+            v2 = self._leaf_values(game, two.states, two.seats, two.reward, two.done)
             best2 = np.full(len(again), -np.inf)
-            np.maximum.at(best2, k2, v2)
+            np.maximum.at(best2, two.rows, v2)
             value[again] = best2
-        value = value + self.noise * self.rng.random(len(value))
-        best = np.full(len(mask), -np.inf)
-        np.maximum.at(best, g1, value)
-        choose = np.zeros(len(mask), np.int64)
-        hit = value >= best[g1]
-        choose[g1[hit][::-1]] = a1[hit][::-1]  # first best candidate in action order
-        return choose
+        return first_best(value, one, len(mask), self.rng, self.noise)
 
     def _leaf_values(self, game, st, me: np.ndarray, reward: np.ndarray, done: np.ndarray):
         value = self.evaluate(game, st, me)
