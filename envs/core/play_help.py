@@ -17,7 +17,7 @@ import numpy as np
 
 from envs.core.agent import ActContext
 
-__all__ = ["Opponent", "explain_illegal", "make_agent", "set_agent_factory"]
+__all__ = ["Opponent", "explain_illegal", "make_agent", "set_agent_factory", "typed_move"]
 
 #: ``(game, name, seed) -> Agent``: how ``--opponent NAME`` becomes an agent.
 AgentFactory = Callable[[str, str, int], Any]
@@ -138,3 +138,23 @@ class Opponent:
             ActContext(game=facade, state=state, seats=seats) if self.agent.needs_context else None
         )
         return int(np.asarray(self.agent.act(obs, mask, ctx)).reshape(-1)[0])
+
+
+def typed_move(
+    env: Any,
+    text: str,
+    phase: str | None = None,
+    cell: Callable[[str], str | None] | None = None,
+) -> int | None:
+    """The action of the move typed as ``text`` if it is legal in ``env`` now; otherwise
+    print why not (malformed, or :func:`explain_illegal`'s reason) and return None."""
+    try:
+        action = env.str_to_action(text)
+    except ValueError as exc:
+        print(f"not accepted: {exc}")
+        return None
+    if action not in env.legal_actions():
+        why = explain_illegal(env.action_to_str(action), env.legal_moves(), phase, cell)
+        print(f"illegal: {why} (help lists the legal moves)")
+        return None
+    return int(action)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import cli_text
+from envs.core import bench
 
 GAME = "moon_shot"
 
@@ -234,20 +234,7 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, 
 
 def main(argv: list[str] | None = None) -> int:
     """Print the rows as a small table."""
-    ap = cli_text.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--batch", type=int, nargs="+", default=[1, 1024, 16384])
-    ap.add_argument("--seconds", type=float, default=2.0)
-    ap.add_argument("--threads", type=int, default=2)
-    args = ap.parse_args(argv)
-    rows = run(args.batch, args.seconds, args.threads)
-    for r in rows:
-        rate = "skipped" if r["rate"] is None else f"{r['rate']:.4g}"
-        cpu = "" if r.get("cpu_rate") is None else f"  ({r['cpu_rate']:.4g} per CPU-s)"
-        comp = "" if r["compile_s"] is None else f"  compile {r['compile_s']:.2f} s"
-        print(
-            f"{r['measure']:<30} batch {r['batch']:>6} threads {r['threads']}  "
-            f"{rate:>10} {r['unit']}{cpu}{comp}"
-        )
+    rows = bench.main(run, __doc__.splitlines()[0], argv)  # --batch, --seconds, --threads
     for unit in ("shots/s", "body-substeps/s"):
         ours = [
             r["cpu_rate"]

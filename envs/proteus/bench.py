@@ -1,7 +1,7 @@
 """Proteus throughput: batched kernel self-play, mask/observation encoding, AEC env().
 
 ``run(batch_sizes, seconds, threads)`` returns rows for ``benchmarks/throughput.py``;
-``python -m envs.proteus.bench [--batch-sizes 1 1024 16384] [--seconds 2] [--threads 2]``
+``python -m envs.proteus.bench [--batch 1 1024 16384] [--seconds 2] [--threads 2]``
 prints them. Rows:
 
 * kernel self-play: one step = every game of the batch applies one uniformly random legal
@@ -22,77 +22,21 @@ of this process, a fairer figure than wall-clock ``rate`` on a loaded machine.
 
 from __future__ import annotations
 
-import random
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any
 
 import numba
 import numpy as np
 
-from envs.core import cli_text
+from envs.core import bench
 
 CONFIG = "2p 3x3"
 
 
-_LAST_CPU_RATE: list[float] = [0.0]
-
-
-def _rate(fn: Callable[[], int], seconds: float) -> float:
-    """Units per second of ``fn`` (which returns the units it did) over ~``seconds``.
-
-    Also records units per CPU-second of this process (all threads) in ``_LAST_CPU_RATE``:
-    on a busy machine wall-clock rates mostly measure the neighbours.
-    """
-    done = 0
-    start = time.perf_counter()
-    cpu = time.process_time()
-    while True:
-        done += fn()
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            _LAST_CPU_RATE[0] = done / max(time.process_time() - cpu, 1e-9)
-            return done / elapsed
-
-
-def _row(measure: str, batch: int, threads: int, rate: float, unit: str, compile_s) -> dict:
-    return {
-        "game": "proteus",
-        "config": CONFIG,
-        "measure": measure,
-        "batch": batch,
-        "threads": threads,
-        "rate": float(rate),
-        "unit": unit,
-        "compile_s": compile_s,
-        "cpu_rate": _LAST_CPU_RATE[0],
-    }
-
-
-def _aec_rate(make: Callable[[], Any], seconds: float, seed: int = 0) -> float:
-    """Steps/s of an AEC env playing uniformly random legal moves (same harness for all)."""
-    env = make()
-    rng = random.Random(seed)
-    env.reset(seed=seed)
-
-    def burst() -> int:
-        n = 0
-        for _ in range(500):
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[int(rng.random() * len(legal))])
-            env.step(action)
-            n += 1
-            if not env.agents:
-                env.reset()
-        return n
-
-    burst()  # warm up
-    return _rate(burst, seconds)
+def _row(measure: str, batch: int, threads: int, rates: tuple[float, float], unit: str,
+         compile_s: float | None) -> dict:  # fmt: skip
+    return bench.row("proteus", CONFIG, measure, batch, threads, rates, unit, compile_s)
 
 
 def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict]:
@@ -114,7 +58,7 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict]:
             fn()
             return units
 
-        rows.append(_row(measure, batch, threads, _rate(burst, seconds), unit, compile_s))
+        rows.append(_row(measure, batch, threads, bench.timed(burst, seconds), unit, compile_s))
 
     def per_batch(batch: int) -> None:
         st = K.new_state(batch, seed=0)
@@ -150,36 +94,20 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict]:
     t0 = time.perf_counter()
     proteus_v0.env().reset(seed=0)
     compile_s = time.perf_counter() - t0
-    rows.append(_row("AEC env()", 1, 1, _aec_rate(proteus_v0.env, seconds), "steps/s", compile_s))
+    aec = bench.aec_rate(proteus_v0.env(), seconds)
+    rows.append(_row("AEC env()", 1, 1, aec, "steps/s", compile_s))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from pettingzoo.classic import tictactoe_v3
 
-        rows.append(
-            _row(
-                "peer tictactoe_v3 env()",
-                1,
-                1,
-                _aec_rate(tictactoe_v3.env, seconds),
-                "steps/s",
-                None,
-            )
-        )
+        peer = bench.aec_rate(tictactoe_v3.env(), seconds)
+        rows.append(_row("peer tictactoe_v3 env()", 1, 1, peer, "steps/s", None))
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli_text.ArgumentParser(description="Proteus throughput rows")
-    p.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 1024, 16384])
-    p.add_argument("--seconds", type=float, default=2.0)
-    p.add_argument("--threads", type=int, default=2)
-    args = p.parse_args(argv)
-    for row in run(args.batch_sizes, args.seconds, args.threads):
-        cs = "" if row["compile_s"] is None else f"  (first call {row['compile_s']:.2f}s)"
-        print(
-            f"{row['measure']:<40} batch {row['batch']:>6} threads {row['threads']}: "
-            f"{row['rate']:>14,.0f} {row['unit']} (per CPU-second {row['cpu_rate']:>13,.0f}){cs}"
-        )
+    """Print the rows (``envs.core.bench.main``: ``--batch``, ``--seconds``, ``--threads``)."""
+    bench.main(run, "Proteus throughput rows", argv)
     return 0
 
 

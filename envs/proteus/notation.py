@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from envs.core.params import bounded_int
 from envs.proteus.constants import (
     A_MOVE,
     A_PASS,
@@ -73,11 +74,7 @@ LINES = tuple(
 
 def check_max_turns(max_turns: object) -> int:
     """``max_turns`` as an int in 1..MAX_TURNS_LIMIT (PR-17); ValueError naming it otherwise."""
-    if isinstance(max_turns, (bool, np.bool_)) or not isinstance(max_turns, (int, np.integer)):
-        raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
-    if not 1 <= max_turns <= MAX_TURNS_LIMIT:
-        raise ValueError(f"max_turns must be in 1..{MAX_TURNS_LIMIT} (PR-17), got {max_turns!r}")
-    return int(max_turns)
+    return bounded_int(max_turns, "max_turns", MAX_TURNS_LIMIT, "PR-17")
 
 
 def square_name(sq: int) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from envs.core import cli_text
-from envs.core.play_help import Opponent, explain_illegal
+from envs.core.play_help import Opponent, typed_move
 from envs.core.records import now, save_play_record
 from envs.proteus.batch import ProteusBatch
 from envs.proteus.constants import DEFAULT_MAX_TURNS
@@ -93,17 +93,11 @@ def main(argv: list[str] | None = None) -> int:
         if line == "text":
             print(env.to_text())
             continue
-        try:
-            action = env.str_to_action(line)
-        except ValueError as exc:
-            print(f"not accepted: {exc}")
+        typed = typed_move(env, line, cell=_cells(env))
+        if typed is None:
             continue
-        if action not in env.legal_actions():
-            why = explain_illegal(env.action_to_str(action), env.legal_moves(), cell=_cells(env))
-            print(f"illegal: {why} (help lists the legal moves)")
-            continue
-        env.step(action)
-        moves.append((env.possible_agents.index(agent), action))
+        env.step(typed)
+        moves.append((env.possible_agents.index(agent), typed))
         print(env.render())
     outcome = env.state_status
     mine = env.rewards.get(seat, 0.0)

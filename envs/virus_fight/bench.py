@@ -31,63 +31,18 @@ the cores to itself.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from envs.core import cli_text
+from envs.core import bench
 
 CONFIGS = ((2, 5), (3, 6), (4, 7))
 
 
-def _timed(fn: Callable[[], int], seconds: float) -> tuple[float, float]:
-    """Call fn (returning the number of steps it made) until ``seconds`` have passed."""
-    n = 0
-    t0, c0 = time.perf_counter(), time.process_time()
-    while True:
-        n += fn()
-        wall = time.perf_counter() - t0
-        if wall >= seconds:
-            break
-    cpu = max(time.process_time() - c0, 1e-9)
-    return n / wall, n / cpu
-
-
-def _row(config: str, measure: str, batch: int, threads: int, rate: float, cpu_rate: float,
+def _row(config: str, measure: str, batch: int, threads: int, rates: tuple[float, float],
          compile_s: float | None) -> dict[str, Any]:  # fmt: skip
-    return {
-        "game": "virus_fight",
-        "config": config,
-        "measure": measure,
-        "batch": batch,
-        "threads": threads,
-        "rate": float(rate),
-        "cpu_rate": float(cpu_rate),
-        "unit": "steps/s",
-        "compile_s": compile_s,
-    }
-
-
-def _aec_loop(env: Any, seconds: float) -> tuple[float, float]:
-    rng = np.random.default_rng(0)
-    env.reset(seed=0)
-
-    def chunk() -> int:
-        n = 0
-        for _ in range(200):
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                if not env.agents:
-                    env.reset()
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            n += 1
-        return n
-
-    return _timed(chunk, seconds)
+    return bench.row("virus_fight", config, measure, batch, threads, rates, "steps/s", compile_s)
 
 
 def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, Any]]:
@@ -115,8 +70,8 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, 
                 game.step(st, game.random_actions(st), auto_reset=True)
                 return batch
 
-            rate, cpu = _timed(facade, seconds)
-            rows.append(_row(config, "kernel self-play", batch, threads, rate, cpu, compile_s))
+            rates = bench.timed(facade, seconds)
+            rows.append(_row(config, "kernel self-play", batch, threads, rates, compile_s))
 
             t0 = time.perf_counter()
             game.selfplay(st, 1)
@@ -129,10 +84,8 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, 
                 game.selfplay(st, steps)
                 return batch * steps
 
-            rate, cpu = _timed(fused, seconds)
-            rows.append(
-                _row(config, "kernel self-play (fused)", batch, threads, rate, cpu, compile_s)
-            )
+            rates = bench.timed(fused, seconds)
+            rows.append(_row(config, "kernel self-play (fused)", batch, threads, rates, compile_s))
 
             t0 = time.perf_counter()
             seats = np.maximum(game.current_player(st), 0)
@@ -147,8 +100,8 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, 
                 game.observe(st, seats)
                 return batch
 
-            rate, cpu = _timed(mask_obs, seconds)
-            rows.append(_row(config, "mask+obs", batch, threads, rate, cpu, compile_s))
+            rates = bench.timed(mask_obs, seconds)
+            rows.append(_row(config, "mask+obs", batch, threads, rates, compile_s))
 
             out = game.learner_buffers(batch)
             t0 = time.perf_counter()
@@ -159,39 +112,27 @@ def run(batch_sizes: list[int], seconds: float, threads: int) -> list[dict[str, 
                 game.learner_step(st, game.random_actions(st), out)
                 return batch
 
-            rate, cpu = _timed(learner, seconds)
-            rows.append(_row(config, "learner step", batch, threads, rate, cpu, compile_s))
+            rates = bench.timed(learner, seconds)
+            rows.append(_row(config, "learner step", batch, threads, rates, compile_s))
             rows[-1]["bytes_per_step"] = out.bytes_per_step()
         t0 = time.perf_counter()
         env = virus_fight_v0.env(num_players=players)
-        _aec_loop(env, 0.0)  # first moves compile (or load) the batch-of-one kernels
+        env.reset(seed=0)  # the first reset compiles (or loads) the batch-of-one kernels
         compile_s = time.perf_counter() - t0
-        rate, cpu = _aec_loop(env, seconds)
-        rows.append(_row(config, "AEC env()", 1, threads, rate, cpu, compile_s))
+        rows.append(_row(config, "AEC env()", 1, threads, bench.aec_rate(env, seconds), compile_s))
     try:
         from pettingzoo.classic import tictactoe_v3
 
-        rate, cpu = _aec_loop(tictactoe_v3.env(), seconds)
-        rows.append(_row("tictactoe", "peer tictactoe_v3 env()", 1, 1, rate, cpu, None))
+        rates = bench.aec_rate(tictactoe_v3.env(), seconds)
+        rows.append(_row("tictactoe", "peer tictactoe_v3 env()", 1, 1, rates, None))
     except ImportError:  # pragma: no cover - optional peer
         pass
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli_text.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, nargs="+", default=[1, 1024, 16384])
-    parser.add_argument("--seconds", type=float, default=1.0)
-    parser.add_argument("--threads", type=int, default=2)
-    args = parser.parse_args(argv)
-    rows = run(args.batch, args.seconds, args.threads)
-    print(f"{'config':9} {'measure':26} {'batch':>6} {'rate':>12} {'cpu_rate':>12} compile_s")
-    for r in rows:
-        comp = "" if r["compile_s"] is None else f"{r['compile_s']:.2f}"
-        print(
-            f"{r['config']:9} {r['measure']:26} {r['batch']:>6} {r['rate']:>12,.0f} "
-            f"{r['cpu_rate']:>12,.0f} {comp}"
-        )
+    """Print the rows (``envs.core.bench.main``: ``--batch``, ``--seconds``, ``--threads``)."""
+    bench.main(run, __doc__.splitlines()[0], argv, seconds=1.0)
     return 0
 
 

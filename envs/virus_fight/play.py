@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from envs.core import cli_text
-from envs.core.play_help import Opponent, explain_illegal
+from envs.core.play_help import Opponent, typed_move
 from envs.core.records import facade_config, now, save_play_record
 from envs.virus_fight import render
 from envs.virus_fight.env import raw_env
@@ -94,17 +94,9 @@ def main(argv: list[str] | None = None) -> int:
                 if text == "board":
                     print(render.ansi(env.game, env.state_arrays, viewer=seat))
                     continue
-                try:
-                    action = env.str_to_action(text)
-                except ValueError as exc:
-                    print(f"not accepted: {exc}")
-                    continue
-                if action not in env.legal_actions():
-                    move = env.action_to_str(action)
-                    why = explain_illegal(move, env.legal_moves(), env.phase(), _cells(env))
-                    print(f"illegal: {why} (help lists the legal moves)")
-                    continue
-                break
+                action = typed_move(env, text, env.phase(), _cells(env))
+                if action is not None:
+                    break
             moves.append((seat, action))
             env.step(action)
         else:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.params import bounded_int
 from envs.virus_fight import kernel as K
 from envs.virus_fight.batch import VFState, VirusFightBatch
 from envs.virus_fight.notation import piece_to_str, square_to_str, str_to_square
@@ -66,11 +67,7 @@ MAX_ROUNDS_LIMIT = 2**31 - 2
 
 def check_max_rounds(max_rounds: object) -> int:
     """``max_rounds`` as an int in 1..MAX_ROUNDS_LIMIT (VF-17); ValueError naming it otherwise."""
-    if isinstance(max_rounds, (bool, np.bool_)) or not isinstance(max_rounds, (int, np.integer)):
-        raise ValueError(f"max_rounds must be a positive int (VF-17), got {max_rounds!r}")
-    if not 1 <= max_rounds <= MAX_ROUNDS_LIMIT:
-        raise ValueError(f"max_rounds must be in 1..{MAX_ROUNDS_LIMIT} (VF-17), got {max_rounds!r}")
-    return int(max_rounds)
+    return bounded_int(max_rounds, "max_rounds", MAX_ROUNDS_LIMIT, "VF-17")
 
 
 def board_to_text(cells: np.ndarray, n: int) -> str:

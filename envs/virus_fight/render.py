@@ -7,6 +7,8 @@ that seat's own, so a person playing in the terminal does not see the others' pr
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from envs.virus_fight import kernel as K
@@ -83,18 +85,13 @@ def ansi(game: VirusFightBatch, st: VFState, g: int = 0, viewer: int | None = No
     return "\n".join(lines)
 
 
-def rgb(
-    game: VirusFightBatch,
-    st: VFState,
-    g: int = 0,
-    viewer: int | None = None,
-    last_move: str | None = None,
-) -> np.ndarray:
-    """(H, W, 3) uint8 picture drawn with Pillow from ``envs.virus_fight.svg``: the board
-    with coordinates (pyramids coloured by kind, sized by pips, notation; home segments
-    outlined; markers as seat-coloured discs), phase, round and seat to act, every seat's
-    status and supply, and a legend."""
+def rgb(game: VirusFightBatch, st: VFState, g: int = 0, **view: Any) -> np.ndarray:
+    """(H, W, 3) uint8 picture of game ``g``: the vector scene of ``envs.virus_fight.svg``
+    drawn with Pillow (the board with coordinates, pyramids coloured by kind and sized by
+    pips, home segments outlined, markers as seat-coloured discs; phase, round and seat to
+    act, every seat's status and supply, a legend). ``view`` takes ``scene``'s ``viewer``
+    (hide the other programs during the VF-11 setup) and ``last_move``."""
     from envs.core.scene import to_rgb
     from envs.virus_fight.svg import scene
 
-    return to_rgb(scene(game, st, g, viewer, last_move))
+    return to_rgb(scene(game, st, g, **view))
