@@ -100,7 +100,11 @@ class TurnBasedEnv(AECEnv):
 
     @abstractmethod
     def _seat_status(self) -> tuple[np.ndarray, np.ndarray]:
-        """(done per seat, final reward per seat); done = eliminated or game over."""
+        """(done per seat, final reward per seat); done = eliminated or game over.
+
+        A hook may return the same (cached) arrays while the status is unchanged, never
+        writing them in place: ``_update_status`` then skips its per-seat pass.
+        """
 
     @abstractmethod
     def _observe_seat(self, seat: int) -> np.ndarray:
@@ -154,6 +158,7 @@ class TurnBasedEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._seat_done = np.zeros(len(self.possible_agents), dtype=bool)
+        self._status_seen: np.ndarray | None = None  # see _update_status
         self._skip_agent_selection = None
         self._update_status()
         if self.render_mode == "human":
@@ -245,6 +250,11 @@ class TurnBasedEnv(AECEnv):
     def _update_status(self) -> None:
         """Read seat status from the kernel: new terminations, their rewards, who acts next."""
         done, final = self._seat_status()
+        if done is self._status_seen:  # the hook's cached arrays: no seat is newly done
+            self.agent_selection = self.possible_agents[self._current_seat()]
+            self._deads_step_first()
+            return
+        self._status_seen = done if not done.any() else None
         for seat, agent in enumerate(self.possible_agents):
             if done[seat] and not self._seat_done[seat]:
                 self._seat_done[seat] = True
