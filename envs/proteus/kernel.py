@@ -74,6 +74,7 @@ from envs.core.loops import (  # noqa: F401  (thresholds re-exported for old cal
 from envs.proteus.constants import DEFAULT_MAX_TURNS, NUM_ACTIONS
 from envs.proteus.legal import (  # noqa: F401  (re-exported: lookahead, tests)
     _feasible,
+    _fill_from,
     _fill_mask,
     _legal_of,
     _legal_set,
@@ -97,10 +98,14 @@ from envs.proteus.rules import (  # noqa: F401  (re-exported: lookahead, tests)
     _is_new_active,
     _key,
     _key_w,
+    _load,
+    _outcome,
     _play,
     _reset_game,
     _rewards_of,
+    _store,
     _transition,
+    _turn,
     _turn_status,
 )
 from envs.proteus.state import KernelState, _alloc, from_board, key_of, seed_keys  # noqa: F401
@@ -147,24 +152,24 @@ def _mask_loop(S, out):
 _mask_ser, _mask_par = serial_and_parallel(_mask_loop)
 
 
-@njit(cache=True)
-def _random_one(tsq, pieces, bb, act, player, status, rng, out, b):
+@njit(cache=True, inline="always")
+def _random_one(S, out, b):
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     if status[b] != 0:
         out[b] = -1
     else:
-        out[b] = _random_action(tsq, pieces, bb, act, player, rng, b)
+        out[b] = _random_action(tsq, pieces, bb, act, player, S[12], b)  # S[12]: see _store
 
 
 def _random_loop(S, out):
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    for b in prange(tiles.shape[0]):
-        _random_one(tsq, pieces, bb, act, player, status, rng, out, b)
+    for b in prange(S[0].shape[0]):
+        _random_one(S, out, b)
 
 
 _random_ser, _random_par = serial_and_parallel(_random_loop)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_one(S, b, action, auto_reset, rewards, done):
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     rewards[b, 0] = 0.0
@@ -193,18 +198,9 @@ _step_ser, _step_par = serial_and_parallel(_step_loop)
 @njit(cache=True)
 def _selfplay_one(S, b, n_steps):
     """n_steps random legal actions of game ``b`` (auto-reset), its words kept in registers."""
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    tw = tiles[b]
-    ts = tsq[b]
-    pcs = pieces[b]
-    pw = pat[b]
-    w = bb[b]
-    a = act[b]
-    p = np.int64(player[b])
-    t = np.int64(turn[b])
-    mt = np.int64(max_turns[b])
-    n = np.int64(hist_len[b])
-    st = np.int64(status[b])
+    hist = S[9]
+    rng = S[12]
+    tw, ts, pcs, pw, w, a, p, t, mt, n, st = _load(S, b)
     key = rng[b]
     finished = 0
     for _ in range(n_steps):
@@ -216,16 +212,7 @@ def _selfplay_one(S, b, n_steps):
         )
         if st != 0:
             finished += 1
-    tiles[b] = tw
-    tsq[b] = ts
-    pieces[b] = pcs
-    pat[b] = pw
-    bb[b] = w
-    act[b] = a
-    player[b] = p
-    turn[b] = t
-    hist_len[b] = n
-    status[b] = st
+    _store(S, b, tw, ts, pcs, pw, w, a, p, t, n, st)
     rng[b] = key
     return finished
 
@@ -289,19 +276,27 @@ def step(
     rewards: np.ndarray | None = None,
     done: np.ndarray | None = None,
     parallel: bool | None = None,
+    *,
+    validate: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Apply one legal action per running game; returns (rewards (B, 2), done (B,)).
 
     ``done[b]`` is True when game b is over after the step (it ended now, or it was
-    already over: a finished game ignores its action). With ``auto_reset`` a game that
-    ended in this step is re-initialised after its rewards are recorded.
+    already over: a finished game ignores its action, ``-1`` is fine there). With
+    ``auto_reset`` a game that ended in this step is re-initialised after its rewards
+    are recorded. With ``validate`` (default) a NaN, fraction, wrong length or illegal
+    id raises ValueError naming the games and actions, and no game changes;
+    ``validate=False`` is for actions drawn from the legal mask.
     """
     b = st.batch_size
     if rewards is None:
         rewards = np.zeros((b, 2), dtype=np.float32)
     if done is None:
         done = np.zeros(b, dtype=np.bool_)
-    acts = np.asarray(actions, dtype=np.int64)
+    if validate:
+        acts = check_legal(st, actions, parallel)
+    else:
+        acts = np.ascontiguousarray(actions, dtype=np.int64)
     _run(_step_par, _step_ser, st, parallel, acts, bool(auto_reset), rewards, done)
     return rewards, done
 
@@ -325,9 +320,18 @@ def observe(
     phase; 32 observer is to move; 33 turn / max_turns; 34 (occurrences of the position
     - 1) / 2 (PR-17 repetition count).
     """
+    b = st.batch_size
     if out is None:
-        out = np.zeros((st.batch_size, 3, 3, N_PLANES), dtype=np.float32)
-    _run(_observe_par, _observe_ser, st, parallel, np.asarray(seats, dtype=np.int64), out)
+        out = np.zeros((b, 3, 3, N_PLANES), dtype=np.float32)
+    elif out.shape != (b, 3, 3, N_PLANES) or out.dtype != np.float32 or not out.flags.c_contiguous:
+        raise ValueError(
+            f"observe: out is {out.dtype}{out.shape}, expected a contiguous float32"
+            f"{(b, 3, 3, N_PLANES)}"
+        )
+    seats = np.ascontiguousarray(seats, dtype=np.int64)
+    if seats.shape != (b,):
+        raise ValueError(f"observe: seats has shape {seats.shape}, expected ({b},)")
+    _run(_observe_par, _observe_ser, st, parallel, seats, out.reshape(b, 9 * N_PLANES))
     return out
 
 
@@ -338,57 +342,70 @@ def observe(
 # plus rewards and done flags, all into caller-owned buffers in one kernel call.
 
 
+@njit(cache=True, inline="always")
+def _illegal(S, b, action):
+    """Whether running game ``b`` gets an action that is not legal there (PR-8..PR-14)."""
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    return status[b] == 0 and not _legal_of(tsq, pieces, bb, act, player, status, b, action)
+
+
+@njit(cache=True, inline="always")
+def _n_true(flags):
+    n = 0
+    for i in range(flags.shape[0]):
+        n += flags[i]
+    return n
+
+
 def _validate_loop(S, actions, bad):
     """bad[b] = the action of running game b is not legal; returns how many are bad."""
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    for b in prange(tiles.shape[0]):
-        bad[b] = status[b] == 0 and not _legal_of(
-            tsq, pieces, bb, act, player, status, b, np.int64(actions[b])
-        )
-    nbad = 0
-    for b in range(tiles.shape[0]):
-        nbad += bad[b]
-    return nbad
+    for b in prange(S[0].shape[0]):
+        bad[b] = _illegal(S, b, np.int64(actions[b]))
+    return _n_true(bad)
 
 
 _validate_ser, _validate_par = serial_and_parallel(_validate_loop)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _learn_one(S, b, action, obs, mask, rewards, done, seat):
-    """Apply, auto-reset, then write game ``b``'s next observation and mask (seat to move)."""
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    rewards[b, 0] = 0.0
-    rewards[b, 1] = 0.0
-    done[b] = False
-    if status[b] != 0:  # over before the step (a state from elsewhere): just restart it
-        _reset_game(S, b)
-    else:
-        _apply_one(S, b, action)
-        if status[b] != 0:
-            done[b] = True
-            _rewards_of(status, b, rewards)
-            _reset_game(S, b)
-    me = np.int64(player[b])
-    seat[b] = me
-    _planes(S, b, me, obs[b], True)
-    _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, mask[b])
+    """Apply, auto-reset, then write game ``b``'s next observation and mask (seat to move).
+
+    The words stay in registers from load to store, and the PR-17 count of the new
+    position comes from the turn's own history scan (one scan per step, not two).
+    """
+    hist = S[9]
+    tw, ts, pcs, pw, w, a, p, t, mt, n, st = _load(S, b)
+    over = False
+    count = 1
+    r0, r1 = 0.0, 0.0
+    if st == 0:
+        tw, ts, pcs, pw, w, a, p, t, n, st, count = _turn(
+            hist, b, action, p, tw, ts, pcs, pw, w, a, t, n, mt
+        )
+        over = st != 0
+        r0, r1 = _outcome(st)
+    if st != 0:  # ended now, or over before the step (a state from elsewhere): PR-8 anew
+        tw, ts, pcs, pw, w, a, p, t, st, n = _initial(hist, b)
+        count = 1
+    _store(S, b, tw, ts, pcs, pw, w, a, p, t, n, st)
+    rewards[b, 0] = r0
+    rewards[b, 1] = r1
+    done[b] = over
+    seat[b] = p
+    _planes(S, b, p, count, obs[b], True)
+    _fill_from(_legal_set(ts, pcs, w, a, p), p, ts, pcs, mask[b])
 
 
 def _learner_loop(S, actions, validate, obs, mask, rewards, done, seat, bad):
     """The fused learner step over the batch; returns the number of illegal actions."""
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    if validate:  # the same loop as _validate_loop (a prange loop cannot call another)
-        for b in prange(tiles.shape[0]):
-            bad[b] = status[b] == 0 and not _legal_of(
-                tsq, pieces, bb, act, player, status, b, np.int64(actions[b])
-            )
-        nbad = 0
-        for b in range(tiles.shape[0]):
-            nbad += bad[b]
+    if validate:  # _validate_loop's body (a prange loop cannot call another)
+        for b in prange(S[0].shape[0]):
+            bad[b] = _illegal(S, b, np.int64(actions[b]))
+        nbad = _n_true(bad)
         if nbad:
             return nbad
-    for b in prange(tiles.shape[0]):
+    for b in prange(S[0].shape[0]):
         _learn_one(S, b, np.int64(actions[b]), obs, mask, rewards, done, seat)
     return 0
 
@@ -402,7 +419,7 @@ def _view_loop(S, obs, mask, seat):
     for b in prange(tiles.shape[0]):
         me = np.int64(player[b])
         seat[b] = me
-        _planes(S, b, me, obs[b], True)
+        _planes(S, b, me, -1, obs[b], True)
         _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, mask[b])
 
 
@@ -423,9 +440,10 @@ def learner_step(
     """
     acts = as_actions(actions, st.batch_size, NUM_ACTIONS, "proteus")
     out.check(st.batch_size, (3, 3, N_PLANES), NUM_ACTIONS)
+    obs = out.obs.reshape(st.batch_size, 9 * N_PLANES)  # a view: checked contiguous
     nbad = _run(
         _learner_par, _learner_ser, st, parallel, acts, bool(validate),
-        out.obs, out.mask, out.rewards, out.done, out.seat, out.bad,
+        obs, out.mask, out.rewards, out.done, out.seat, out.bad,
     )  # fmt: skip
     if nbad:
         raise_illegal("proteus", out.bad, acts)
@@ -435,7 +453,8 @@ def learner_step(
 def learner_view(st: KernelState, out: LearnerBuffers, parallel: bool | None = None) -> None:
     """Write the observation and mask of every game's seat to move into ``out`` (no step)."""
     out.check(st.batch_size, (3, 3, N_PLANES), NUM_ACTIONS)
-    _run(_view_par, _view_ser, st, parallel, out.obs, out.mask, out.seat)
+    obs = out.obs.reshape(st.batch_size, 9 * N_PLANES)
+    _run(_view_par, _view_ser, st, parallel, obs, out.mask, out.seat)
     out.rewards[:] = 0.0
     out.done[:] = False
 
@@ -457,9 +476,10 @@ def _env_refresh(S, mask, obs, seats):
     """Mask of game 0 and its planes for both seats, in one dispatch (the AEC env's path)."""
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     _fill_mask(tiles, tsq, pieces, bb, act, player, status, 0, mask[0])
+    flat = obs.reshape((2, 9 * N_PLANES))
     for seat in range(2):
         seats[0] = seat
-        _observe_one(S, seats, obs[seat : seat + 1], 0)
+        _planes(S, 0, seat, -1, flat[seat], False)
 
 
 @njit(cache=True)

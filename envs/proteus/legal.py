@@ -33,7 +33,7 @@ from numba import njit
 from envs.core.cache import guard_cache
 from envs.core.rng import splitmix64
 from envs.proteus.constants import A_MOVE, A_PASS, A_PIECE, A_SWAP, NUM_ACTIONS
-from envs.proteus.tables import _PAIR3, _PAIR_ID, BROWN_T, FEAS, LOWBIT, POPC
+from envs.proteus.tables import _PAIR3, _PAIR_ID, BROWN_T, FEAS, LOWBIT, POPC, SPREAD
 
 
 @njit(cache=True, inline="always")
@@ -214,7 +214,7 @@ def _nth_action(L, r, p, ts, pcs):
     return A_PASS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_legal(L, action, p, ts, pcs):
     """Whether ``action`` is in the legal set ``L`` (the check of a caller's action)."""
     mv, g0, g1, g2, g3, s0, s1, s2 = L
@@ -248,9 +248,13 @@ def _is_legal(L, action, p, ts, pcs):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fill_from(L, p, ts, pcs, out):
-    """Write the legal set ``L`` into the bool row ``out`` (cleared first)."""
+    """Write the legal set ``L`` into the bool row ``out`` (cleared first).
+
+    A group's 9-bit square mask goes down as one 9-byte row of ``SPREAD`` (no branch
+    per legal action): the mask costs a clear and a few short copies.
+    """
     for k in range(NUM_ACTIONS):
         out[k] = False
     mv, g0, g1, g2, g3, s0, s1, s2 = L
@@ -262,31 +266,31 @@ def _fill_from(L, p, ts, pcs, out):
         while tp:
             t = LOWBIT[tp]
             tp &= tp - 1
-            e = s0
-            while e:
-                out[9 * t + LOWBIT[e]] = True
-                e &= e - 1
-        for s in range(3):
-            m = g1 if s == 0 else (g2 if s == 1 else g3)
-            while m:
-                out[A_PIECE + 9 * s + LOWBIT[m]] = True
-                m &= m - 1
+            _spread(out, 9 * t, s0)
+        _spread(out, A_PIECE, g1)
+        _spread(out, A_PIECE + 9, g2)
+        _spread(out, A_PIECE + 18, g3)
         return
-    for s in range(3):
-        m = g0 if s == 0 else (g1 if s == 1 else g2)
-        src = s0 if s == 0 else (s1 if s == 1 else s2)
-        while m:
-            out[A_MOVE + 9 * src + LOWBIT[m]] = True
-            m &= m - 1
+    _spread(out, A_MOVE + 9 * s0, g0)
+    _spread(out, A_MOVE + 9 * s1, g1)
+    _spread(out, A_MOVE + 9 * s2, g2)
     if g3:
         for r in range(9):
             out[A_SWAP + _swap_pair(r, g3 - 1, p, ts, pcs)] = True
 
 
+@njit(cache=True, inline="always")
+def _spread(out, at, m):
+    """``out[at + sq]`` = bit ``sq`` of the 9-bit mask ``m``."""
+    row = SPREAD[m]
+    for j in range(9):
+        out[at + j] = row[j]
+
+
 # ----------------------------------------------------------------------------- derived forms
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, out):
     """Legal actions of game ``b`` into the bool row ``out`` (all False once over)."""
     if status[b] != 0:
@@ -310,7 +314,7 @@ def _sample(ts, pcs, w, a, p, key):
     return _nth_action(L, r, p, ts, pcs), key
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _random_action(tsq, pieces, bb, act, player, rng, b):
     """A uniformly random legal action of game ``b`` drawn from its own key (no mask)."""
     action, key = _sample(tsq[b], pieces[b], bb[b], act[b], np.int64(player[b]), rng[b])
@@ -318,7 +322,7 @@ def _random_action(tsq, pieces, bb, act, player, rng, b):
     return action
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _legal_of(tsq, pieces, bb, act, player, status, b, action):
     """Whether ``action`` is legal in game ``b`` (False once the game is over)."""
     if status[b] != 0:

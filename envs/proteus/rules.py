@@ -81,7 +81,7 @@ def _key(tiles, pieces, bb, act, player, b):
     return k | (np.uint64(player[b]) << np.uint64(60))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_key(hist, b, n, key):
     cnt = 0
     for i in range(n):
@@ -183,16 +183,24 @@ def _turn_status(winner, placement, occurrences, t_now, max_t):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(hist, b, n, key, placement, winner, t_now, max_t):
-    """Record the new position in the PR-17 history: (new history length, status)."""
+    """Record the new position in the PR-17 history: (history length, status, count).
+
+    ``count`` is how often the history's last entry occurs in it: the observation's PR-17
+    plane, handed on so that the learner step scans the history once, not twice.
+    """
     if placement:
         n = 0  # after a placement earlier positions cannot recur
     if n < hist.shape[1]:
         hist[b, n] = key
         n += 1
-    occurrences = 0 if placement else _count_key(hist, b, n, key)
-    return n, _turn_status(winner, placement, occurrences, t_now, max_t)
+        occurrences = 1 if placement else _count_key(hist, b, n, key)
+        count = occurrences
+    else:  # a full custom-length history (``new_state(history=...)``): key not recorded
+        occurrences = _count_key(hist, b, n, key)
+        count = _count_key(hist, b, n, hist[b, n - 1])
+    return n, _turn_status(winner, placement, occurrences, t_now, max_t), count
 
 
 @njit(cache=True, inline="always")
@@ -206,69 +214,89 @@ def _initial(hist, b):
     return 0, EMPTY_TSQ, EMPTY_PIECES, 0, HAND_ALL, 0, 0, 0, 0, 1
 
 
-@njit(cache=True)
-def _reset_game(S, b):
-    """Start game ``b`` anew (:func:`_initial`); its RNG key and max_turns are kept."""
+@njit(cache=True, inline="always")
+def _load(S, b):
+    """Game ``b``'s words: (tiles, tsq, pieces, pat, bb, act, player, turn, max_turns,
+    hist_len, status), the integers as int64 (the registers every transition works on)."""
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    tw, ts, pcs, pw, w, a, p, t, st, n = _initial(hist, b)
-    tiles[b] = tw
-    tsq[b] = ts
-    pieces[b] = pcs
-    pat[b] = pw
-    bb[b] = w
-    act[b] = a
-    player[b] = p
-    turn[b] = t
-    status[b] = st
-    hist_len[b] = n
+    return (
+        tiles[b], tsq[b], pieces[b], pat[b], bb[b], act[b], np.int64(player[b]),
+        np.int64(turn[b]), np.int64(max_turns[b]), np.int64(hist_len[b]), np.int64(status[b]),
+    )  # fmt: skip
 
 
 @njit(cache=True, inline="always")
-def _play(hist, b, action, p, tw, ts, pcs, pw, w, a, t, n, mt):
+def _store(S, b, tw, ts, pcs, pw, w, a, p, t, n, st):
+    """Write game ``b``'s words back (max_turns and the RNG key are not written).
+
+    The arrays are written as ``S[k]``, never unpacked from ``S``: inlined into a
+    ``prange`` loop, Numba 0.68 drops writes to arrays taken from a tuple by unpacking
+    (``tests/proteus/test_proteus_serial_parallel.py`` guards every batch operation).
+    """
+    S[0][b] = tw  # tiles
+    S[1][b] = ts  # tsq
+    S[2][b] = pcs  # pieces
+    S[3][b] = pw  # pat
+    S[4][b] = w  # bb
+    S[5][b] = a  # act
+    S[6][b] = p  # player
+    S[7][b] = t  # turn
+    S[10][b] = n  # hist_len
+    S[11][b] = st  # status
+
+
+@njit(cache=True, inline="always")
+def _reset_game(S, b):
+    """Start game ``b`` anew (:func:`_initial`); its RNG key and max_turns are kept."""
+    tw, ts, pcs, pw, w, a, p, t, st, n = _initial(S[9], b)
+    _store(S, b, tw, ts, pcs, pw, w, a, p, t, n, st)
+
+
+@njit(cache=True, inline="always")
+def _turn(hist, b, action, p, tw, ts, pcs, pw, w, a, t, n, mt):
     """One whole turn of player ``p`` on game ``b``'s words (PR-13, PR-16, PR-17).
 
-    Returns the new (tiles, tsq, pieces, pat, bb, act, player, turn, hist_len, status).
+    Returns the new (tiles, tsq, pieces, pat, bb, act, player, turn, hist_len, status)
+    and the PR-17 count of the new position (:func:`_end_turn`).
     """
     tw, ts, pcs, pw, w, a, placement = _transition(action, p, tw, ts, pcs, pw, w, a)
     q = 1 - p
     t += 1
     winner = _goal_winner(tw, pcs, w, a)  # PR-16, both players
-    n, st = _end_turn(hist, b, n, _key_w(tw, pcs, w, a, q), placement, winner, t, mt)
+    n, st, count = _end_turn(hist, b, n, _key_w(tw, pcs, w, a, q), placement, winner, t, mt)
+    return tw, ts, pcs, pw, w, a, q, t, n, st, count
+
+
+@njit(cache=True, inline="always")
+def _play(hist, b, action, p, tw, ts, pcs, pw, w, a, t, n, mt):
+    """:func:`_turn` without the count (the self-play and search paths)."""
+    tw, ts, pcs, pw, w, a, q, t, n, st, _ = _turn(
+        hist, b, action, p, tw, ts, pcs, pw, w, a, t, n, mt
+    )
     return tw, ts, pcs, pw, w, a, q, t, n, st
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_one(S, b, action):
     """Apply legal ``action`` to game ``b`` and finish the turn (:func:`_play`)."""
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    tw, ts, pcs, pw, w, a, q, t, n, st = _play(
-        hist, b, action, np.int64(player[b]), tiles[b], tsq[b], pieces[b], pat[b], bb[b],
-        act[b], np.int64(turn[b]), np.int64(hist_len[b]), np.int64(max_turns[b]),
-    )  # fmt: skip
-    tiles[b] = tw
-    tsq[b] = ts
-    pieces[b] = pcs
-    pat[b] = pw
-    bb[b] = w
-    act[b] = a
-    player[b] = q
-    turn[b] = t
-    hist_len[b] = n
-    status[b] = st
+    tw, ts, pcs, pw, w, a, p, t, mt, n, st = _load(S, b)
+    tw, ts, pcs, pw, w, a, q, t, n, st = _play(S[9], b, action, p, tw, ts, pcs, pw, w, a, t, n, mt)
+    _store(S, b, tw, ts, pcs, pw, w, a, q, t, n, st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _outcome(st):
+    """(BLACK's, WHITE's) final reward for status ``st`` (PR-16 win +1 / -1, draws 0)."""
+    if st == 1:
+        return 1.0, -1.0
+    if st == 2:
+        return -1.0, 1.0
+    return 0.0, 0.0
+
+
+@njit(cache=True, inline="always")
 def _rewards_of(status, b, rewards):
-    s = status[b]
-    if s == 1:
-        rewards[b, 0] = 1.0
-        rewards[b, 1] = -1.0
-    elif s == 2:
-        rewards[b, 0] = -1.0
-        rewards[b, 1] = 1.0
-    else:
-        rewards[b, 0] = 0.0
-        rewards[b, 1] = 0.0
+    rewards[b, 0], rewards[b, 1] = _outcome(status[b])
 
 
 guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

@@ -1,8 +1,9 @@
 """The Proteus batch state (:class:`KernelState`) and building one from a board.
 
 Why apart from the rules: the state class is the layer every Proteus module shares (the
-kernels, the facade, the env, rendering), as ``state.py`` is in Virus Fight; the arrays
-are described in ``envs/proteus/kernel.py``'s docstring and in ``docs/proteus.md``.
+kernels, the facade, the env, rendering), in the same file name as every game's state;
+the arrays are described in ``envs/proteus/kernel.py``'s docstring and in
+``docs/proteus.md``.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ import another only to reach a table.
 * ``BROWN_T[rule, sq]``: PR-12 move targets of the KING, ROOK and BISHOP rules.
 * ``IS_LINE``: PR-15 THREE-IN-LINE masks (rows, columns, diagonals).
 * ``FEAS``: PR-10 feasibility bits (Hall's condition), one lookup per question.
+* ``SPREAD``: a 9-bit square mask as 9 bools (legal-mask rows).
 """
 
 from __future__ import annotations
@@ -90,5 +91,7 @@ _PAIR_A = PAIR_A
 _PAIR_B = PAIR_B
 _PAIR_ID = PAIR_ID
 _PAIR3 = np.array([[0, 1], [0, 2], [1, 2]], dtype=np.int64)
+#: SPREAD[m, sq] = bit sq of the 9-bit mask m (a mask row written as 9 bytes)
+SPREAD = ((np.arange(512)[:, None] >> np.arange(9)[None, :]) & 1).astype(np.bool_)
 
 guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)
