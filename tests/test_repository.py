@@ -148,7 +148,6 @@ def files_naming(game: str) -> list[str]:
 #: items 3, 7, 8 and the game records of issue 13): each line says who takes it out. Keep
 #: this list shrinking; a file that no longer names the game must leave it.
 PENDING = {
-    "envs/proteus/state.py": "kernel layout prose (H3)",
     "envs/virus_fight/constants.py": "kernel layout prose (H3)",
     "envs/virus_fight/state.py": "kernel layout prose (H3)",
 }
