@@ -3,7 +3,9 @@
 Names are the ladder's agent keys (stored in the match database), so they are stable
 strings. Every game has ``random``; its registry entry adds its own agents (``agents``)
 and whether the generic MCTS plays it (``search``). Parametrised names are parsed:
-``mcts:N`` is MCTS with N playouts per move, ``openspiel-mcts:N`` OpenSpiel's own
+``mcts:N`` is MCTS with N playouts per move, ``az`` / ``az:N`` the shipped
+AlphaZero network guiding a search of 64 / N simulations and ``az-policy`` the network
+alone (where ``agents/weights`` holds weights for the game), ``openspiel-mcts:N`` OpenSpiel's own
 ``MCTSBot`` with N simulations (an outside anchor), ``mcts-python:N`` the previous
 Python-tree MCTS (for comparisons), ``policy:PATH`` loads a trained checkpoint
 through ``agents.policy.PolicyAgent``. Factories take a seed and return a fresh agent;
@@ -67,6 +69,22 @@ def _searcher(kind: str, simulations: int) -> Factory:
     return make
 
 
+def _az(simulations: int) -> Factory:
+    def make(seed: int) -> Agent:
+        from agents.az import AZAgent
+
+        return AZAgent(simulations=simulations, seed=seed)
+
+    return make
+
+
+def _has_az(game: str) -> bool:
+    """Whether shipped AlphaZero weights exist for ``game`` (``agents/weights``)."""
+    from agents.az import shipped_players
+
+    return bool(shipped_players(game))
+
+
 def _table(game: str) -> dict[str, Factory]:
     spec = games.get(game)
     table: dict[str, Factory] = {"random": _random}
@@ -74,7 +92,23 @@ def _table(game: str) -> dict[str, Factory]:
         table[name] = _lazy(ref)
     if spec.search:
         table.setdefault("mcts", _mcts(MCTS_DEFAULT))
+        if _has_az(game):  # network + search at the default budget, the network alone
+            from agents.az import AZ_DEFAULT_SIMULATIONS
+
+            table.setdefault("az", _az(AZ_DEFAULT_SIMULATIONS))
+            table.setdefault("az-policy", _az(0))
     return table
+
+
+def _count(name: str, kind: str, arg: str) -> int:
+    """N of ``KIND:N`` (ValueError naming the agent unless N is an integer >= 1)."""
+    try:
+        n = int(arg)
+    except ValueError:
+        raise ValueError(f"bad agent {name!r}: {kind}:N needs an integer N") from None
+    if n < 1:
+        raise ValueError(f"bad agent {name!r}: {kind}:N needs N >= 1")
+    return n
 
 
 def agent_names(game: str) -> list[str]:
@@ -95,23 +129,13 @@ def resolve(game: str, name: str) -> Factory:
     search = games.get(game).search
     kind, _, arg = name.partition(":")
     if kind == "mcts" and arg and search:
-        try:
-            sims = int(arg)
-        except ValueError:
-            raise ValueError(f"bad agent {name!r}: mcts:N needs an integer N") from None
-        if sims < 1:
-            raise ValueError(f"bad agent {name!r}: mcts:N needs N >= 1")
-        return _mcts(sims)
+        return _mcts(_count(name, kind, arg))
+    if kind == "az" and arg and "az" in table:
+        return _az(_count(name, kind, arg))
     if kind in _SEARCHERS and arg and search:
         if kind == "openspiel-mcts" and games.get(game).openspiel is None:
             raise ValueError(f"bad agent {name!r}: {game} has no OpenSpiel game")
-        try:
-            sims = int(arg)
-        except ValueError:
-            raise ValueError(f"bad agent {name!r}: {kind}:N needs an integer N") from None
-        if sims < 1:
-            raise ValueError(f"bad agent {name!r}: {kind}:N needs N >= 1")
-        return _searcher(kind, sims)
+        return _searcher(kind, _count(name, kind, arg))
     if kind == "policy" and arg:
         path = arg
 
@@ -124,6 +148,7 @@ def resolve(game: str, name: str) -> Factory:
     known = ", ".join(
         sorted(table)
         + ([f"{k}:N" for k in ("mcts", *_SEARCHERS)] if search else [])
+        + (["az:N"] if "az" in table else [])
         + ["policy:PATH"]
     )
     raise ValueError(f"unknown agent {name!r} for {game}; known: {known}")

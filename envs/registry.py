@@ -296,6 +296,7 @@ register(
         max_len_arg="max_turns",
         agents={"heuristic": "envs.proteus.heuristic:ProteusHeuristicAgent"},
         ladder_agents=_BOARD_LADDER,
+        algos=("maskable_ppo", "alphazero"),
         observations={"lookahead": "envs.proteus.lookahead:ProteusLookaheadBatch"},
         train_examples=(
             "arena train proteus --obs lookahead --time-limit 30 "
@@ -317,6 +318,7 @@ register(
         max_len_arg="max_rounds",
         agents={"heuristic": "envs.virus_fight.heuristic:VirusFightHeuristicAgent"},
         ladder_agents=_BOARD_LADDER,
+        algos=("maskable_ppo", "alphazero"),
         train_examples=(
             "arena train virus_fight --players 3 --opponents self:0.7,random:0.1,heuristic:0.2",
         ),

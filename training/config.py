@@ -60,7 +60,10 @@ class TrainConfig:
     snapshot_every: int = _opt(50_000, "steps between snapshots of the learner")
     checkpoint_every: int = _opt(100_000, "steps between checkpoints")
     threads: int = _opt(1, "torch threads")
-    algo: str = _opt("maskable_ppo", "algorithm (continuous-action games: ppo or sac)")
+    algo: str = _opt(
+        "maskable_ppo",
+        "algorithm (board games: maskable_ppo or alphazero; continuous-action games: ppo or sac)",
+    )
     time_limit: float = _opt(0.0, "minutes, then save and stop (0: none)", show_default=False)
     obs: str = _opt(
         PLANES,
@@ -68,6 +71,8 @@ class TrainConfig:
         "registry entry lists, e.g. lookahead (planes + what each legal action leads to, "
         "one and two plies ahead) read by an action-feature policy head",
     )
+    simulations: int = _opt(32, "alphazero: search simulations per self-play move")
+    replay_size: int = _opt(200_000, "alphazero: positions kept in the replay buffer")
 
     def net_arch(self) -> list[int]:
         """The hidden layer sizes of ``net`` (ValueError naming the problem)."""
@@ -136,8 +141,8 @@ def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
     """The ``arena train`` parser, generated from TrainConfig and RunOptions."""
     p = cli_text.ArgumentParser(
         prog="arena train",
-        description="Self-play training (MaskablePPO for turn-based games, PPO or SAC for "
-        "continuous actions). Games: " + ", ".join(registry.names()) + ".",
+        description="Self-play training (MaskablePPO or AlphaZero-style search self-play for "
+        "turn-based games, PPO or SAC for continuous actions). Games: " + ", ".join(registry.names()) + ".",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=epilog,
     )
@@ -159,7 +164,8 @@ def validate(cfg: TrainConfig) -> None:
             spec.check_players(cfg.players)
         except ValueError as exc:
             raise ValueError(f"--players {cfg.players}: {exc}") from None
-    for name in ("steps", "n_envs", "n_steps", "batch_size", "n_epochs", "threads"):
+    names = ("steps", "n_envs", "n_steps", "batch_size", "n_epochs", "threads")
+    for name in (*names, "simulations", "replay_size"):
         if getattr(cfg, name) < 1:
             raise ValueError(f"{flag(name)} must be >= 1, got {getattr(cfg, name)}")
     for name in ("snapshot_every", "checkpoint_every", "max_snapshots"):
@@ -181,6 +187,8 @@ def validate(cfg: TrainConfig) -> None:
     algos = spec.algos if spec is not None else ("maskable_ppo",)
     if cfg.algo not in algos:
         raise ValueError(f"--algo {cfg.algo!r}: {cfg.game} trains {' or '.join(algos)}")
+    if cfg.algo == "alphazero" and cfg.obs != PLANES:
+        raise ValueError("--algo alphazero reads the plain planes (drop --obs)")
     if cfg.players > 1:
         from training.opponents import parse_opponents
 

@@ -52,6 +52,7 @@ class TrainResult:
     decisions_per_s: float
     env_steps_per_s: float
     interrupted: bool = False
+    lines: tuple[str, ...] = ()  # a summary of its own (alphazero), printed as is
 
     @property
     def model_path(self) -> Path:
@@ -60,7 +61,7 @@ class TrainResult:
 
 def clear_run(out: Path) -> None:
     """Delete a run's files in ``out`` (``--overwrite``)."""
-    for name in ("model.zip", "state.json", "rng.pt", "replay.pkl"):
+    for name in ("model.zip", "model.pt", "state.json", "rng.pt", "replay.pkl"):
         (out / name).unlink(missing_ok=True)
     for name in ("checkpoints", "pool", "tb"):
         shutil.rmtree(out / name, ignore_errors=True)
@@ -68,6 +69,9 @@ def clear_run(out: Path) -> None:
 
 def print_summary(result: TrainResult, cfg: TrainConfig) -> None:
     """The two-line report of a finished run."""
+    if result.lines:
+        print("\n".join(result.lines))
+        return
     done = result.num_timesteps - result.start_timesteps
     status = "interrupted, checkpoint saved" if result.interrupted else "done"
     print(
@@ -334,6 +338,10 @@ def train(
     cfg: TrainConfig, resume: bool = False, progress: bool = True, quiet: bool = False
 ) -> TrainResult:
     """Run (or continue) training as configured; returns counters and throughput."""
+    if cfg.algo == "alphazero":  # search-guided self-play, its own loop (training/alphazero)
+        from training.alphazero import train as train_alphazero
+
+        return train_alphazero(cfg, resume, progress, quiet)
     set_threads(cfg.threads)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)

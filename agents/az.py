@@ -1,0 +1,303 @@
+"""AlphaZero-style agents: a policy-value network alone (``az-policy``) or guiding search (``az``).
+
+Why one module for the network, its search evaluation and the agents: the trainer
+(``training/alphazero``) and the ladder agents must build, feed and read the network in
+exactly the same way, and the agents must load on an install without the training code.
+
+The network (:class:`PolicyValueNet`) reads the facade's compact uint8 observation codes
+(``learner_view`` / ``learner_step``) and decodes them to floats inside ``forward`` (the
+facade's ``decode`` is one scale per code position); float planes of ``observe`` pass
+through unchanged. It outputs action logits and one value per seat, ordered from the
+seat to move on (index 0: the mover, 1: the next seat, ...), so 2, 3 and 4 players work
+alike; :func:`net_evaluator` turns that into the search callback of
+``agents.search.search`` (priors over the legal actions, values per absolute seat).
+
+Shipped weights live in ``agents/weights/<game>_<P>p.pt`` (package data); ``az`` and
+``az-policy`` exist for a game when such a file does. Hidden information: during a
+hidden setup ``az`` searches a determinized root (one sample from what the seat has
+seen, as ``openspiel-mcts:N``); the network only ever reads the seat's own observation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import ActContext, Agent
+from agents.rollout import concat
+from agents.search.roots import check_legal, digest, open_decisions
+
+#: where the shipped weights are (package data)
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+#: simulations per move of the plain name ``az``
+AZ_DEFAULT_SIMULATIONS = 64
+
+
+def weights_path(game: str, players: int) -> Path:
+    """The shipped weight file of ``game`` with ``players`` seats (may not exist)."""
+    return WEIGHTS_DIR / f"{game}_{int(players)}p.pt"
+
+
+def shipped_players(game: str) -> list[int]:
+    """Seat counts with shipped weights for ``game`` (empty: no ``az`` agents)."""
+    out = []
+    for p in sorted(WEIGHTS_DIR.glob(f"{game}_*p.pt")):
+        tail = p.stem[len(game) + 1 : -1]
+        if tail.isdigit():
+            out.append(int(tail))
+    return out
+
+
+def obs_scale(game: Any) -> np.ndarray:
+    """float32 per-element scale of the compact codes (``decode`` is code times this)."""
+    one = np.ones((1, *game.obs_shape), np.uint8)
+    scale = np.asarray(game.decode(one), np.float32)[0]
+    two = np.asarray(game.decode(one * 2), np.float32)[0]
+    if not np.allclose(two, 2 * scale):
+        raise ValueError(f"{game.name}: decode is not a per-code scale; the network needs one")
+    return scale
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:  # the train extra
+        raise ImportError("the az agents need torch: pip install 'tabletop-arena[train]'") from exc
+    return torch
+
+
+def build_net(
+    obs_shape: tuple[int, ...], num_actions: int, num_players: int, hidden: list[int], scale: Any
+) -> Any:
+    """A fresh :class:`PolicyValueNet` (an MLP trunk, a policy and a value head)."""
+    torch = _torch()
+    nn = torch.nn
+
+    class PolicyValueNet(nn.Module):  # type: ignore[name-defined]
+        """uint8 codes (or float planes) -> (logits (B, A), values (B, P) in [-1, 1])."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.meta = {
+                "obs_shape": list(obs_shape),
+                "num_actions": int(num_actions),
+                "num_players": int(num_players),
+                "hidden": [int(h) for h in hidden],
+            }
+            self.register_buffer("scale", torch.as_tensor(np.asarray(scale, np.float32)))
+            layers: list[Any] = []
+            width = int(np.prod(obs_shape))
+            for h in hidden:
+                layers += [nn.Linear(width, h), nn.ReLU()]
+                width = h
+            self.trunk = nn.Sequential(*layers)
+            self.policy = nn.Linear(width, num_actions)
+            self.value = nn.Linear(width, num_players)
+
+        def forward(self, x: Any) -> tuple[Any, Any]:
+            if x.dtype == torch.uint8:
+                x = x.float() * self.scale
+            h = self.trunk(x.reshape(x.shape[0], -1).float())
+            return self.policy(h), torch.tanh(self.value(h))
+
+    return PolicyValueNet()
+
+
+def net_for(game: Any, hidden: list[int]) -> Any:
+    """A fresh network shaped for ``game``'s facade."""
+    return build_net(
+        tuple(game.obs_shape), int(game.num_actions), int(game.num_players), hidden, obs_scale(game)
+    )
+
+
+def save_weights(net: Any, path: Path, half: bool = True) -> None:
+    """Write the network's shape and weights (float16 when ``half``: half the bytes)."""
+    torch = _torch()
+    sd = {
+        k: (v.half() if half and v.is_floating_point() else v) for k, v in net.state_dict().items()
+    }
+    torch.save({"meta": dict(net.meta), "state_dict": sd}, path)
+
+
+def load_weights(path: Path | str) -> Any:
+    """The network stored in ``path`` (by :func:`save_weights`), in eval mode, float32."""
+    torch = _torch()
+    blob = torch.load(Path(path), map_location="cpu", weights_only=True)
+    m = blob["meta"]
+    sd = {k: v.float() if v.is_floating_point() else v for k, v in blob["state_dict"].items()}
+    net = build_net(
+        tuple(m["obs_shape"]), m["num_actions"], m["num_players"], m["hidden"], sd["scale"]
+    )
+    net.load_state_dict(sd)
+    net.eval()
+    return net
+
+
+def check_fits(net: Any, game: Any) -> None:
+    """ValueError unless ``net`` was made for a game of ``game``'s shape."""
+    m = net.meta
+    want = (list(game.obs_shape), int(game.num_actions), int(game.num_players))
+    have = (list(m["obs_shape"]), m["num_actions"], m["num_players"])
+    if want != have:
+        raise ValueError(
+            f"network for obs {have[0]}, {have[1]} actions, {have[2]} players does not fit "
+            f"{game.name} (obs {want[0]}, {want[1]} actions, {want[2]} players)"
+        )
+
+
+def absolute_values(rel: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Values per absolute seat from values ordered from each row's mover on."""
+    k, p = rel.shape
+    out = np.empty_like(rel)
+    cols = (seats[:, None] + np.arange(p)[None, :]) % p
+    out[np.arange(k)[:, None], cols] = rel
+    return out
+
+
+def relative_values(ret: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Returns per absolute seat reordered from each row's mover on (training targets)."""
+    k, p = ret.shape
+    cols = (seats[:, None] + np.arange(p)[None, :]) % p
+    return ret[np.arange(k)[:, None], cols]
+
+
+def policy_values(net: Any, codes: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(priors over the legal actions (k, A), mover-relative values (k, P)) for uint8 codes."""
+    torch = _torch()
+    with torch.inference_mode():
+        logits, v = net(torch.from_numpy(np.ascontiguousarray(codes)))
+        logits = logits.masked_fill(~torch.from_numpy(np.ascontiguousarray(mask)), -1e9)
+        p = torch.softmax(logits, dim=1)
+    return p.numpy(), v.numpy().astype(np.float64)
+
+
+def net_evaluator(net: Any, game: Any, noise: Any = None) -> Any:
+    """The search callback: the leaves' compact views through ``net`` in one call.
+
+    ``noise`` (optional) is called once with the first call's priors and seats (the
+    roots: every tree's first simulation expands its root) and returns new priors:
+    AlphaZero's Dirichlet exploration noise in self-play.
+    """
+    bufs: dict[int, Any] = {}
+    state = {"first": noise is not None}
+
+    def evaluate(leaves: Any) -> tuple[np.ndarray, np.ndarray]:
+        k = len(game.terminated(leaves))
+        out = bufs.get(k)
+        if out is None:
+            out = bufs[k] = game.learner_buffers(k)
+        game.learner_view(leaves, out)
+        priors, rel = policy_values(net, out.obs, out.mask)
+        if state["first"]:
+            state["first"] = False
+            priors = noise(priors, out.mask)
+        return priors, absolute_values(rel, out.seat)
+
+    return evaluate
+
+
+def search_roots(
+    game: Any, state: Any, index: np.ndarray, seats: np.ndarray, keys: list[int]
+) -> Any:
+    """The roots to search for games ``index``: determinized where the facade hides a setup.
+
+    Each game's sample draws from its own key (what its seat has seen), never from the batch.
+    """
+    det = getattr(game, "determinize", None)
+    if det is None:
+        return game.take(state, np.asarray(index))
+    parts = [
+        det(game.take(state, np.array([i])), int(s), np.random.default_rng(k))
+        for i, s, k in zip(index, seats, keys, strict=True)
+    ]
+    return concat(game, parts)
+
+
+def root_visits(
+    game: Any,
+    roots: Any,
+    seats: np.ndarray,
+    net: Any,
+    simulations: int,
+    keys: np.ndarray,
+    c_puct: float = 1.25,
+    noise: Any = None,
+) -> np.ndarray:
+    """(T, A) root visit counts of a PUCT search guided by ``net`` (self-play and ``az``)."""
+    from agents.search.driver import SearchConfig, search
+
+    cfg = SearchConfig(mode="puct", c=c_puct, safety_check=True)
+    budgets = np.full(len(seats), int(simulations), np.int64)
+    ev = net_evaluator(net, game, noise)
+    res = search(game, roots, np.asarray(seats), budgets, np.asarray(keys, np.uint64), cfg, ev)
+    return res.visits
+
+
+class AZAgent(Agent):
+    """The network's greedy move (``simulations=0``), or the most visited root action of a
+    PUCT search of ``simulations`` per move guided by it (module docstring)."""
+
+    needs_context = True
+
+    def __init__(
+        self,
+        simulations: int = AZ_DEFAULT_SIMULATIONS,
+        weights: str | Path | None = None,
+        seed: int | None = 0,
+        c_puct: float = 1.25,
+    ) -> None:
+        if simulations < 0:
+            raise ValueError(f"simulations must be >= 0, got {simulations}")
+        self.simulations = int(simulations)
+        self.weights = None if weights is None else Path(weights)
+        self.seed = 0 if seed is None else int(seed)
+        self.c_puct = c_puct
+        self.name = "az-policy" if simulations == 0 else f"az:{simulations}"
+        self._net: Any = None
+        self._bufs: dict[int, Any] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        self.seed = 0 if seed is None else int(seed)
+
+    def _network(self, game: Any) -> Any:
+        if self._net is None:
+            path = self.weights or weights_path(game.name, game.num_players)
+            if not Path(path).exists():
+                have = shipped_players(game.name)
+                raise ValueError(
+                    f"no az weights for {game.name} with {game.num_players} players "
+                    f"({path} missing; shipped: {have or 'none'})"
+                )
+            self._net = load_weights(path)
+            check_fits(self._net, game)
+        return self._net
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray | None, context: ActContext | None = None
+    ) -> np.ndarray:
+        if context is None or mask is None:
+            raise ValueError("AZAgent needs the turn-based game's ActContext and legal mask")
+        game, state = context.game, context.state
+        net = self._network(game)
+        mask = np.asarray(mask, bool)
+        if self.simulations == 0:
+            torch = _torch()
+            with torch.inference_mode():
+                logits, _ = net(torch.from_numpy(np.ascontiguousarray(obs, np.float32)))
+            scores = np.where(mask, logits.numpy(), -np.inf)
+            return scores.argmax(axis=1).astype(np.int64)
+        if not mask.any(axis=1).all():
+            raise ValueError(f"no legal action in game {int(np.flatnonzero(~mask.any(axis=1))[0])}")
+        out, idx = open_decisions(mask)
+        if len(idx):
+            seats = np.asarray(context.seats, np.int64)[idx]
+            keys = [digest(self.seed, [np.asarray(obs[i]), mask[i]]) for i in idx]
+            roots = search_roots(game, state, idx, seats, keys)
+            visits = root_visits(
+                game, roots, seats, net, self.simulations, np.array(keys, np.uint64), self.c_puct
+            )
+            visits = np.where(mask[idx], visits, -1.0)
+            out[idx] = visits.argmax(axis=1)
+        return check_legal("AZAgent", mask, out)

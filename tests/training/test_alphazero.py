@@ -1,0 +1,188 @@
+"""``arena train GAME --algo alphazero`` (issue #12 item 2): the pieces, a tiny run, resume.
+
+The run is one atomic unit per save (network, optimizer, RNG, replay buffer, counters:
+``training/alphazero/loop.py``), like the SB3 path: a resumed run continues from the
+committed step, and a SIGKILL at any moment leaves a whole unit behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from agents.az import absolute_values, load_weights, net_for, relative_values  # noqa: E402
+from envs import registry  # noqa: E402
+from training.alphazero.selfplay import ReplayBuffer, SelfPlay  # noqa: E402
+from training.config import TrainConfig, validate  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+#: a board game whose entry trains alphazero (the test names no game)
+GAME = next(s.name for s in registry.specs() if "alphazero" in s.algos)
+TINY = {
+    "algo": "alphazero",
+    "n_envs": 8,
+    "simulations": 4,
+    "batch_size": 16,
+    "n_epochs": 2,
+    "net": "32",
+    "replay_size": 512,
+    "checkpoint_every": 32,
+    "opponents": "random:1",
+}
+
+
+def _cfg(out: Path, **kw: object) -> TrainConfig:
+    return TrainConfig(game=GAME, out=str(out), **{**TINY, **kw})  # type: ignore[arg-type]
+
+
+def test_values_round_trip_between_mover_order_and_seats() -> None:
+    rel = np.array([[1.0, -1.0, 0.5], [0.2, 0.3, 0.4]])
+    seats = np.array([2, 1])
+    ab = absolute_values(rel, seats)
+    assert ab[0].tolist() == [-1.0, 0.5, 1.0]  # mover seat 2 gets index 0
+    np.testing.assert_array_equal(relative_values(ab, seats), rel)
+
+
+def test_network_reads_codes_and_planes_alike() -> None:
+    """The uint8 codes decoded inside the network equal the facade's float planes (up to
+    the codes' quantization of a fraction such as the turn count: 1/255)."""
+    import torch
+
+    game = registry.make_batch(GAME)
+    net = net_for(game, [16])
+    state = game.init(6, seed=3)
+    for _ in range(5):
+        game.step(state, game.random_actions(state), auto_reset=True)
+    out = game.learner_view(state, game.learner_buffers(6))
+    planes = game.observe(state, out.seat)
+    a, va = net(torch.from_numpy(out.obs))
+    b, vb = net(torch.from_numpy(planes))
+    np.testing.assert_allclose(game.decode(out.obs), planes, atol=1 / 255 + 1e-6)
+    torch.testing.assert_close(a, b, atol=1e-3, rtol=0)
+    torch.testing.assert_close(va, vb, atol=1e-3, rtol=0)
+
+
+def test_replay_buffer_ring_sample_and_save(tmp_path: Path) -> None:
+    buf = ReplayBuffer(5, (2,), 10, 2, 3)
+    obs = np.arange(14, dtype=np.uint8).reshape(7, 2)
+    mask = np.zeros((7, 10), bool)
+    mask[:, [1, 4]] = True
+    pidx = np.tile(np.array([1, 4, 0], np.int16), (7, 1))
+    pprob = np.tile(np.array([0.25, 0.75, 0.0], np.float16), (7, 1))
+    buf.add(obs, np.packbits(mask, axis=1), pidx, pprob, np.ones((7, 2), np.float32))
+    assert buf.size == 5 and buf.added == 7
+    assert set(buf.obs[:, 0].tolist()) == {4, 6, 8, 10, 12}  # the 5 newest
+    b = buf.sample(np.random.default_rng(0), 4)
+    assert b["mask"][:, [1, 4]].all() and b["mask"].sum() == 8
+    np.testing.assert_allclose(b["policy"][:, 4], 0.75)
+    buf.save(tmp_path / "b.npz")
+    other = ReplayBuffer(5, (2,), 10, 2, 3)
+    other.load(tmp_path / "b.npz")
+    np.testing.assert_array_equal(other.obs, buf.obs)
+    assert (other.size, other.head, other.added) == (buf.size, buf.head, buf.added)
+    with pytest.raises(ValueError, match="replay field"):
+        ReplayBuffer(6, (2,), 10, 2, 3).load(tmp_path / "b.npz")
+
+
+def test_selfplay_fills_the_buffer_with_legal_targets() -> None:
+    game = registry.make_batch(GAME)
+    net = net_for(game, [16])
+    net.eval()
+    buf = ReplayBuffer(4096, tuple(game.obs_shape), game.num_actions, game.num_players, 4)
+    actor = SelfPlay(game, 4, 4, 0, buf)
+    rng = np.random.default_rng(0)
+    rounds = 0
+    while actor.games_done < 2 and rounds < 2000:
+        actor.round(net, rng)
+        rounds += 1
+    assert actor.games_done >= 2 and buf.size > 0
+    b = buf.sample(rng, 64)
+    np.testing.assert_allclose(b["policy"].sum(axis=1), 1.0, atol=2e-3)
+    assert not (b["policy"] > 0)[~b["mask"]].any()  # targets only on legal actions
+    assert np.isin(b["value"], (-1.0, 0.0, 1.0)).all()  # final returns
+
+
+def test_bad_settings_are_named() -> None:
+    with pytest.raises(ValueError, match="--replay-size"):
+        validate(_cfg(Path("x"), replay_size=0))
+    with pytest.raises(ValueError, match="--simulations"):
+        validate(_cfg(Path("x"), simulations=0))
+    other = next(s for s in registry.specs() if "alphazero" not in s.algos)
+    with pytest.raises(ValueError, match="--algo 'alphazero'"):
+        validate(TrainConfig(game=other.name, algo="alphazero", players=other.default_players))
+
+
+def test_tiny_run_then_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from training.alphazero import loop
+    from training.run import train
+
+    monkeypatch.setattr(loop, "EVAL_GAMES", 4)  # the curve's games: few in a test
+
+    out = tmp_path / "run"
+    first = train(_cfg(out, steps=48), progress=False, quiet=True)
+    assert first.num_timesteps == 48 and not first.interrupted
+    state = json.loads((out / "state.json").read_text())
+    assert state["num_timesteps"] == 48 and state["algo"] == "alphazero"
+    assert (out / state["model"]).exists() and (out / state["replay"]).exists()
+    assert state["curve"] and "win_rate_vs_random" in state["curve"][-1]
+    assert any("selfplay_positions_per_s" in line or "positions/s" in line for line in first.lines)
+    net = load_weights(out / "model.pt")
+    assert net.meta["hidden"] == [32]
+    updates = state["updates"]
+    # long enough for games to finish, fill the buffer and owe updates
+    second = train(
+        _cfg(out, steps=480, checkpoint_every=240), resume=True, progress=False, quiet=True
+    )
+    assert second.start_timesteps == 48 and second.num_timesteps == 480
+    state2 = json.loads((out / "state.json").read_text())
+    assert state2["updates"] > updates
+    assert len(state2["curve"]) > len(state["curve"])  # the curve goes on
+    # only the committed unit's model and buffer files are kept
+    names = sorted(p.name for p in (out / "checkpoints").glob("step_*"))
+    assert names == ["step_480.buffer.npz", "step_480.pt"]
+    assert state2["games"] > 0
+    assert (out / "tb").is_dir()
+
+
+def _cli(out: Path, steps: int, resume: bool) -> subprocess.Popen[str]:
+    cmd = [sys.executable, "-m", "training.cli", "train", GAME, "--steps", str(steps)]
+    for k, v in TINY.items():
+        cmd += ["--" + k.replace("_", "-"), str(v)]
+    cmd += ["--out", str(out), "--no-progress", "--quiet", *(["--resume"] if resume else [])]
+    return subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+@pytest.mark.slow  # subprocesses importing torch and the search: a minute or more when busy
+def test_sigkill_after_a_save_then_resume(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = _cli(out, 100_000, resume=False)
+    start = time.monotonic()
+    while proc.poll() is None and time.monotonic() - start < 400:
+        if (out / "state.json").exists():
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert proc.poll() is None, proc.communicate()[1]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    state = json.loads((out / "state.json").read_text())
+    step = int(state["num_timesteps"])
+    assert (out / state["model"]).exists() and (out / state["replay"]).exists()
+    final = _cli(out, step + 32, resume=True)
+    so, err = final.communicate(timeout=600)
+    assert final.returncode == 0, err
+    after = json.loads((out / "state.json").read_text())
+    assert after["num_timesteps"] == step + 32
+    assert not list((out / "checkpoints").glob("*.tmp*"))

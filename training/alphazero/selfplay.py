@@ -1,0 +1,218 @@
+"""Search-guided self-play over the batched kernels, and the replay buffer it fills.
+
+Why batched: every game of the batch is searched in one ``agents.search.search`` call per
+move, so a search round evaluates the leaves of all games with one network call (the
+callback of ``agents.az.net_evaluator``), and the move of every game is applied with one
+fused ``learner_step`` (validate, apply, auto-reset, next compact observation and mask).
+
+A position enters the replay buffer when its game ends: its compact observation, its
+legal mask (bit-packed), the root's visit distribution (only the visited actions: a
+search of N simulations visits at most N) and the final returns of every seat, ordered
+from the position's mover on (the value head's order, ``agents.az.relative_values``).
+Games in progress when a run stops are not kept (a resumed run starts fresh games).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.az import relative_values, root_visits, search_roots
+
+#: plies per game played by sampling from the visit counts (exploration); greedy after
+TEMPERATURE_PLIES = 12
+#: Dirichlet exploration noise on the root priors: weight and total concentration
+NOISE_EPS = 0.25
+NOISE_ALPHA_SUM = 10.0
+
+
+class ReplayBuffer:
+    """A ring of the last ``capacity`` positions (module docstring); saved whole in checkpoints."""
+
+    def __init__(
+        self, capacity: int, obs_shape: tuple[int, ...], num_actions: int, players: int, k: int
+    ) -> None:
+        if capacity < 1:
+            raise ValueError(f"replay buffer capacity must be >= 1, got {capacity}")
+        self.capacity = int(capacity)
+        self.num_actions = int(num_actions)
+        self.obs = np.zeros((capacity, *obs_shape), np.uint8)
+        self.maskbits = np.zeros((capacity, (num_actions + 7) // 8), np.uint8)
+        self.pidx = np.zeros((capacity, k), np.int16)
+        self.pprob = np.zeros((capacity, k), np.float16)
+        self.value = np.zeros((capacity, players), np.float32)
+        self.size = 0
+        self.head = 0
+        self.added = 0  # positions ever added
+
+    def add(
+        self,
+        obs: np.ndarray,
+        maskbits: np.ndarray,
+        pidx: np.ndarray,
+        pprob: np.ndarray,
+        value: np.ndarray,
+    ) -> None:
+        """Append a block of finished positions (oldest overwritten first)."""
+        n = len(obs)
+        self.added += n
+        if n > self.capacity:  # only the newest fit
+            obs, maskbits, pidx, pprob, value = (
+                a[-self.capacity :] for a in (obs, maskbits, pidx, pprob, value)
+            )
+            n = self.capacity
+        at = (self.head + np.arange(n)) % self.capacity
+        self.obs[at], self.maskbits[at], self.pidx[at] = obs, maskbits, pidx
+        self.pprob[at], self.value[at] = pprob, value
+        self.head = int((self.head + n) % self.capacity)
+        self.size = min(self.capacity, self.size + n)
+
+    def sample(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+        """A uniform minibatch: codes, legal mask, dense visit target, value target."""
+        i = rng.integers(0, self.size, n)
+        mask = np.unpackbits(self.maskbits[i], axis=1, count=self.num_actions).astype(bool)
+        target = np.zeros((n, self.num_actions), np.float32)
+        np.put_along_axis(
+            target, self.pidx[i].astype(np.int64), self.pprob[i].astype(np.float32), 1
+        )
+        return {"obs": self.obs[i], "mask": mask, "policy": target, "value": self.value[i]}
+
+    _FIELDS = ("obs", "maskbits", "pidx", "pprob", "value")
+
+    def save(self, path: Path) -> None:
+        """Everything to an ``.npz`` (the caller makes the write atomic)."""
+        with open(path, "wb") as f:
+            np.savez(
+                f,
+                **{k: getattr(self, k) for k in self._FIELDS},
+                counters=np.array([self.size, self.head, self.added], np.int64),
+            )
+
+    def load(self, path: Path) -> None:
+        """Restore a buffer saved by :meth:`save` (ValueError if its shapes differ)."""
+        with np.load(path) as z:
+            for k in self._FIELDS:
+                if z[k].shape != getattr(self, k).shape:
+                    raise ValueError(
+                        f"{path}: replay field {k} is {z[k].shape}, expected "
+                        f"{getattr(self, k).shape} (another --replay-size?)"
+                    )
+                setattr(self, k, z[k].copy())
+            self.size, self.head, self.added = (int(x) for x in z["counters"])
+
+
+@dataclass
+class _Pending:
+    """The positions of one game in progress."""
+
+    obs: list[np.ndarray] = field(default_factory=list)
+    maskbits: list[np.ndarray] = field(default_factory=list)
+    pidx: list[np.ndarray] = field(default_factory=list)
+    pprob: list[np.ndarray] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)
+
+
+class SelfPlay:
+    """``n_games`` games played together by the network's search; :meth:`round` moves all once."""
+
+    def __init__(
+        self, game: Any, n_games: int, simulations: int, seed: int, buffer: ReplayBuffer
+    ) -> None:
+        self.game = game
+        self.n = int(n_games)
+        self.simulations = int(simulations)
+        self.buffer = buffer
+        self.k = buffer.pidx.shape[1]
+        self.state = game.init(self.n, seed)
+        self.out = game.learner_buffers(self.n)
+        game.learner_view(self.state, self.out)
+        self.returns = np.zeros((self.n, int(game.num_players)), np.float64)
+        self.ply = np.zeros(self.n, np.int64)
+        self.pending = [_Pending() for _ in range(self.n)]
+        self.games_done = 0
+        self.outcomes: list[float] = []  # seat 0's return of finished games (diagnostics)
+
+    def _noise(self, rng: np.random.Generator) -> Any:
+        def add(priors: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            out = priors.copy()
+            for j in range(len(priors)):
+                legal = np.flatnonzero(mask[j])
+                if len(legal) > 1:
+                    d = rng.dirichlet(np.full(len(legal), NOISE_ALPHA_SUM / len(legal)))
+                    out[j, legal] = (1 - NOISE_EPS) * priors[j, legal] + NOISE_EPS * d
+            return out
+
+        return add
+
+    def round(self, net: Any, rng: np.random.Generator) -> int:
+        """Search and play one move in every game; returns the positions that finished."""
+        game, out = self.game, self.out
+        seats = out.seat.copy()
+        mask = out.mask.copy()
+        codes = out.obs.copy()
+        keys = rng.integers(0, 2**63, self.n, dtype=np.uint64)
+        roots = search_roots(game, self.state, np.arange(self.n), seats, [int(k) for k in keys])
+        visits = root_visits(
+            game, roots, seats, net, self.simulations, keys, noise=self._noise(rng)
+        )
+        visits = np.where(mask, visits, 0.0)
+        actions = self._choose(visits, mask, rng)
+        top = (
+            np.argpartition(-visits, self.k - 1, axis=1)[:, : self.k]
+            if self.k < visits.shape[1]
+            else np.broadcast_to(np.arange(visits.shape[1]), visits.shape)
+        )
+        probs = np.take_along_axis(visits, top, 1)
+        probs = probs / np.maximum(probs.sum(axis=1, keepdims=True), 1e-9)
+        bits = np.packbits(mask, axis=1)
+        multi = mask.sum(axis=1) > 1  # a forced move teaches nothing: not stored
+        for g in np.flatnonzero(multi):
+            p = self.pending[g]
+            p.obs.append(codes[g])
+            p.maskbits.append(bits[g])
+            p.pidx.append(top[g].astype(np.int16))
+            p.pprob.append(probs[g].astype(np.float16))
+            p.seats.append(int(seats[g]))
+        game.learner_step(self.state, actions, out, validate=False)
+        self.returns += out.rewards
+        self.ply += 1
+        finished = 0
+        for g in np.flatnonzero(out.done):
+            finished += self._finish(int(g))
+        return finished
+
+    def _choose(self, visits: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Sampled from the visits in a game's first plies, the most visited after."""
+        greedy = visits.argmax(axis=1)
+        actions = greedy.copy()
+        for g in np.flatnonzero(self.ply < TEMPERATURE_PLIES):
+            v = visits[g]
+            s = v.sum()
+            if s > 0:
+                actions[g] = rng.choice(len(v), p=v / s)
+        none = visits.max(axis=1) <= 0  # nothing visited (never expected): any legal move
+        actions[none] = mask[none].argmax(axis=1)
+        return actions
+
+    def _finish(self, g: int) -> int:
+        p = self.pending[g]
+        n = len(p.obs)
+        if n:
+            seats = np.array(p.seats, np.int64)
+            ret = np.repeat(self.returns[g][None, :], n, axis=0)
+            self.buffer.add(
+                np.stack(p.obs),
+                np.stack(p.maskbits),
+                np.stack(p.pidx),
+                np.stack(p.pprob),
+                relative_values(ret, seats).astype(np.float32),
+            )
+        self.outcomes.append(float(self.returns[g, 0]))
+        self.pending[g] = _Pending()
+        self.returns[g] = 0.0
+        self.ply[g] = 0
+        self.games_done += 1
+        return n
