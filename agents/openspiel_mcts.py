@@ -33,15 +33,19 @@ from agents.search.roots import (
 
 
 def _module(facade: Any) -> Any:
-    """The OpenSpiel module of the facade's game (``envs/<game>/openspiel.py``)."""
+    """The OpenSpiel module of the facade's game (``envs/<game>/openspiel.py``), which turns
+    the facade into its pyspiel game (``game_of``) and a batch-of-one state into a pyspiel
+    state (``state_of``)."""
     import envs.openspiel as eo
 
-    if facade.name not in eo.GAMES:
-        ours = ", ".join(eo.GAMES)
+    module = eo.GAMES.get(facade.name)
+    if module is None or not hasattr(module, "game_of") or not hasattr(module, "state_of"):
+        ours = ", ".join(n for n, m in eo.GAMES.items() if hasattr(m, "game_of"))
         raise ValueError(
-            f"openspiel-mcts plays the games with a pyspiel twin ({ours}), not {facade.name!r}"
+            f"openspiel-mcts plays the games whose OpenSpiel module has game_of and"
+            f" state_of ({ours}), not {facade.name!r}"
         )
-    return eo.GAMES[facade.name]
+    return module
 
 
 def pyspiel_game(facade: Any) -> Any:
