@@ -142,7 +142,9 @@ def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
     p = cli_text.ArgumentParser(
         prog="arena train",
         description="Self-play training (MaskablePPO or AlphaZero-style search self-play for "
-        "turn-based games, PPO or SAC for continuous actions). Games: " + ", ".join(registry.names()) + ".",
+        "turn-based games, PPO or SAC for continuous actions). Games: "
+        + ", ".join(registry.names())
+        + ".",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=epilog,
     )
