@@ -14,7 +14,13 @@ docs/moon_shot.md.
 
 Protocol differences from the board games: an action is a point of [-1, 1]^4 (MS-5), so
 there is no legal mask (:meth:`MoonShotBatch.legal_mask` is None) and ``step`` takes
-``(B, 4)`` float actions. Randomness: shot noise comes from each game's key and shot
+``(B, 4)`` float actions (checked: a NaN, an infinity or an entry outside [-1, 1] raises
+ValueError naming the games, and no game changes). Both facades offer the board facades'
+fused learner step with the same names and semantics (``learner_buffers``,
+``learner_step``, ``learner_view``, ``decode``; ``envs.core.batch.LearnerBuffers``): the
+shots, the auto-reset, then the observation of the seat to move, the rewards and done
+flags in buffers the caller allocates once. The observation stays float32 (a few real
+features: 4 (2P + 10) bytes a game, 32 solo) and ``mask`` is None. Randomness: shot noise comes from each game's key and shot
 number only (``shot_seeds``); :meth:`~MoonShotBatch.random_actions` and the keys of
 auto-reset games are other hashes of the same key, so a game's course never depends on the
 batch size, its position in the batch or the thread count.

@@ -108,12 +108,8 @@ def _candidate(
 @njit(cache=True, inline="always")
 def _choose_h(
     P: np.ndarray,
-    st: np.ndarray,
-    active: np.ndarray,
-    ignore: np.ndarray,
-    walls: np.ndarray,
-    polys: np.ndarray,
-    valid: np.ndarray,
+    bodies: tuple,
+    scene: tuple,
     hmax: float,
     dt: float,
     cand: np.ndarray,
@@ -129,6 +125,8 @@ def _choose_h(
     cached bound no longer excludes contact. Marks in ``cand`` the contacts possible within
     hmax and says whether there is any (else contacts need no check).
     """
+    st, active, ignore = bodies
+    walls, polys, valid = scene
     delta = P[I_SUBSTEP_TRAVEL]
     h = hmax
     near = False
@@ -194,18 +192,12 @@ def _record(st: np.ndarray, rec: np.ndarray, f: int) -> None:
 
 
 @njit(cache=True, inline="always")
-def _all_far(
-    P: np.ndarray,
-    st: np.ndarray,
-    active: np.ndarray,
-    ignore: np.ndarray,
-    bx0: float,
-    bx1: float,
-    by: float,
-    dt: float,
-) -> bool:
+def _all_far(P: np.ndarray, bodies: tuple, box: tuple, dt: float) -> bool:
     """True when no piece can reach another piece (launch-overlap pairs excepted) or the
-    tube's bounding box within dt (bounding circles grown by the speed bounds)."""
+    tube's bounding box within dt (bounding circles grown by the speed bounds).
+    ``bodies`` = (st, active, ignore); ``box`` = (x0, x1, half width) of the tube's box."""
+    st, active, ignore = bodies
+    bx0, bx1, by = box
     for k in range(3):
         if not active[k]:
             continue
@@ -263,16 +255,7 @@ def _far_bounds(
 
 
 @njit(cache=True, inline="always")
-def _far_steps(
-    P: np.ndarray,
-    st: np.ndarray,
-    active: np.ndarray,
-    ignore: np.ndarray,
-    bx0: float,
-    bx1: float,
-    by: float,
-    dt: float,
-) -> int:
+def _far_steps(P: np.ndarray, bodies: tuple, box: tuple, dt: float) -> int:
     """How many further 1 ms steps ``_all_far`` is sure to hold under friction-only motion
     (0 when unknown), so the fast path need not re-test it every step.
 
@@ -283,8 +266,10 @@ def _far_steps(
     centre speeds; the step count keeps ``_all_far``'s own test (the grown circles) clear.
     Launch-overlap pairs are left out as in ``_all_far``; the caller resets the count when
     one of them starts to collide. Only skips a test whose answer is known: results are
-    bit-identical to testing every step.
+    bit-identical to testing every step. Arguments as ``_all_far``'s.
     """
+    st, active, ignore = bodies
+    bx0, bx1, by = box
     best = 1 << 30
     for k in range(3):
         cb, cc = _far_bounds(P, st, active, k, dt)
@@ -341,47 +326,38 @@ def run_shot(
     """
     walls = np.empty((3, 4, 2))
     nb_tube_walls(P, dist, walls)
-    polys = np.empty((3, 5, 2))
-    valid = np.zeros(3, dtype=np.bool_)
-    cand = np.zeros(12, dtype=np.bool_)
-    gl = np.full(12, -1e300)
-    gs = np.zeros(12)
-    ign_next = np.zeros(3)
-    return _run_shot_core(
-        P, tab, st, active, ignore, dist, rec, rec_every, walls, polys, valid, cand, gl, gs,
-        ign_next,
-    )  # fmt: skip
+    scene = (walls, np.empty((3, 5, 2)), np.zeros(3, dtype=np.bool_))  # walls, polys, valid
+    # candidate contacts, gap lower bounds and speed bounds per slot; overlap schedule
+    work = (np.zeros(12, dtype=np.bool_), np.full(12, -1e300), np.zeros(12), np.zeros(3))
+    return _run_shot_core(P, tab, (st, active, ignore), scene, work, dist, rec, rec_every)
 
 
 @njit(**NO_REFCOUNT)
 def _run_shot_core(
     P: np.ndarray,
     tab: np.ndarray,
-    st: np.ndarray,
-    active: np.ndarray,
-    ignore: np.ndarray,
+    bodies: tuple,
+    scene: tuple,
+    work: tuple,
     dist: float,
     rec: np.ndarray,
     rec_every: int,
-    walls: np.ndarray,
-    polys: np.ndarray,
-    valid: np.ndarray,
-    cand: np.ndarray,
-    gl: np.ndarray,
-    gs: np.ndarray,
-    ign_next: np.ndarray,
 ) -> tuple[int, float]:
     """The loop of ``run_shot`` over preallocated work arrays. Compiled without the Numba
     runtime's reference counting (it allocates nothing): the increments and decrements that
-    every array argument and view otherwise costs were ~40 % of the kernel's time."""
+    every array argument and view otherwise costs were ~40 % of the kernel's time.
+
+    ``bodies`` = (st, active, ignore), ``scene`` = (walls, polys, valid) and ``work`` =
+    (cand, gl, gs, ign_next): the bundles the step's helpers share."""
+    st, active, ignore = bodies
+    _, polys, valid = scene  # the walls only reach the helpers, through ``scene``
+    cand, gl, gs, ign_next = work
     dt = P[I_DT]
     nsteps = int(round(P[I_MAX_SECONDS] / dt))
     nrec = rec.shape[0]
     if nrec > 0:
         _record(st, rec, 0)
-    bx0 = dist
-    bx1 = dist + P[I_TUBE_LENGTH]
-    by = 0.5 * P[I_TUBE_INNER] + P[I_TUBE_WALL]
+    box = (dist, dist + P[I_TUBE_LENGTH], 0.5 * P[I_TUBE_INNER] + P[I_TUBE_WALL])
     substeps = 0
     step = 0
     far_until = 0  # _all_far is known to hold for every step < far_until
@@ -392,9 +368,9 @@ def _run_shot_core(
                 moving = True
         if not moving:
             break
-        if step < far_until or _all_far(P, st, active, ignore, bx0, bx1, by, dt):
+        if step < far_until or _all_far(P, bodies, box, dt):
             if step >= far_until:
-                far_until = step + 1 + _far_steps(P, st, active, ignore, bx0, bx1, by, dt)
+                far_until = step + 1 + _far_steps(P, bodies, box, dt)
             # fast path: no contact is possible within this step, one friction step each
             for k in range(3):
                 if active[k] and (st[k, SVX] != 0.0 or st[k, SVY] != 0.0 or st[k, SOM] != 0.0):
@@ -416,9 +392,7 @@ def _run_shot_core(
         t_in = 0.0
         while t_in < dt:
             valid[:] = False
-            h, near = _choose_h(
-                P, st, active, ignore, walls, polys, valid, dt - t_in, dt, cand, gl, gs
-            )
+            h, near = _choose_h(P, bodies, scene, dt - t_in, dt, cand, gl, gs)
             if dt - t_in - h < 1e-12 * dt:
                 h = dt - t_in
             anymove = False
@@ -434,7 +408,7 @@ def _run_shot_core(
                 tnow = step * dt + t_in + h
                 _update_ignore(P, st, active, ignore, polys, valid, tnow, ign_next)
             if near:
-                _resolve_contacts(P, st, active, ignore, walls, polys, valid, cand, gl, ign_next)
+                _resolve_contacts(P, bodies, scene, cand, gl, ign_next)
             t_in += h
             if not anymove:
                 break

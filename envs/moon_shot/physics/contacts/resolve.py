@@ -23,19 +23,18 @@ from envs.moon_shot.physics.core import STAMP, drop_stale
 @njit(**NO_REFCOUNT)
 def _resolve_contacts(
     P: np.ndarray,
-    st: np.ndarray,
-    active: np.ndarray,
-    ignore: np.ndarray,
-    walls: np.ndarray,
-    polys: np.ndarray,
-    valid: np.ndarray,
+    bodies: tuple,
+    scene: tuple,
     cand: np.ndarray,
     gl: np.ndarray,
     ign_next: np.ndarray,
 ) -> None:
     """Detect overlaps of the candidate contacts after a substep and resolve them with
     impulses (a few passes); forget the cached gaps and launch-overlap check schedules of
-    every piece involved."""
+    every piece involved. ``bodies`` = (st, active, ignore), ``scene`` = (walls, polys,
+    valid): the stepping's bundles (:mod:`..stepping`)."""
+    st, active, ignore = bodies
+    walls, polys, valid = scene
     for _it in range(4):
         hit = False
         for i in range(3):
