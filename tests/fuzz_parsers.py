@@ -31,6 +31,7 @@ The hypothesis tests (``tests/*/test_*_parsers_fuzz.py``) use the same seeds and
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import re
@@ -43,6 +44,8 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+
+from tests.aec import random_walk
 
 EXTREME_NUMBERS = (
     "0",
@@ -91,16 +94,9 @@ def _random_game_texts(make_env: Callable[[], Any], seeds: range, max_steps: int
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         texts.append(env.to_text())
-        for _ in range(max_steps):
-            if not env.agents:
-                break
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                env.step(None)
-                continue
-            mask = env.observe(agent)["action_mask"]
-            env.step(int(rng.choice(np.flatnonzero(mask))))
-            texts.append(env.to_text())
+        for action in random_walk(env, rng, max_steps):
+            if action is not None:  # a dead seat's step leaves the text as it was
+                texts.append(env.to_text())
     return texts
 
 
@@ -133,9 +129,8 @@ def virus_fight_position_seeds() -> list[tuple[Any, str]]:
 
     out: list[tuple[Any, str]] = []
     for players in (2, 3, 4):
-        texts = _random_game_texts(
-            lambda p=players: raw_env(num_players=p, max_rounds=30), range(4), 250
-        )
+        make = functools.partial(raw_env, num_players=players, max_rounds=30)
+        texts = _random_game_texts(make, range(4), 250)
         out += [(players, t) for t in dict.fromkeys(texts)]
     return out
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from envs import proteus_v0, virus_fight_v0
+from tests.aec import random_moves
 
 RAW: list[Callable[[], Any]] = [
     proteus_v0.raw_env,
@@ -24,20 +25,9 @@ RAW: list[Callable[[], Any]] = [
 WRAPPED: list[Callable[[], Any]] = [proteus_v0.env, virus_fight_v0.env]
 
 
-def _random_moves(env: Any, rng: np.random.Generator, n: int) -> None:
-    for _ in range(n):
-        if not env.agents:
-            return
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-        else:
-            env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
-
-
 def _finish(env: Any, rng: np.random.Generator) -> None:
     while env.agents:
-        _random_moves(env, rng, 1)
+        random_moves(env, rng, 1)
 
 
 @pytest.mark.parametrize("make", RAW)
@@ -79,7 +69,7 @@ def test_dead_agent_step_takes_only_none(make: Callable[[], Any]) -> None:
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     while env.agents and not env.terminations[env.agent_selection]:
-        _random_moves(env, rng, 1)
+        random_moves(env, rng, 1)
     with pytest.raises(ValueError, match="only valid action is None"):
         env.step(0)
 
@@ -90,7 +80,7 @@ def test_env_pickles_mid_game_and_continues_identically(make: Callable[[], Any])
     fresh.reset(seed=0)
     env = make()
     env.reset(seed=2)
-    _random_moves(env, np.random.default_rng(2), 9)
+    random_moves(env, np.random.default_rng(2), 9)
     copy = pickle.loads(pickle.dumps(env))
     a, b = np.random.default_rng(3), np.random.default_rng(3)
     for _ in range(60):
@@ -101,8 +91,8 @@ def test_env_pickles_mid_game_and_continues_identically(make: Callable[[], Any])
         oa, ob = env.observe(agent), copy.observe(agent)
         assert (oa["observation"] == ob["observation"]).all()
         assert (oa["action_mask"] == ob["action_mask"]).all()
-        _random_moves(env, a, 1)
-        _random_moves(copy, b, 1)
+        random_moves(env, a, 1)
+        random_moves(copy, b, 1)
     assert env.unwrapped.to_text() == copy.unwrapped.to_text()
     assert env.rewards == copy.rewards
 

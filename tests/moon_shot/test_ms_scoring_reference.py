@@ -50,13 +50,21 @@ def _reward(winners, n):
     return [0.0 if p in winners else -1.0 for p in range(n)]
 
 
+def _extreme(scores, pick, special):
+    """The seats with the ``pick`` (max or min) points, and the reward when some of them
+    are ``special`` (they win the tie: MS-14 colonists, MS-15 crackers), else None."""
+    n = len(scores)
+    seats = [p for p in range(n) if scores[p] == pick(scores)]
+    won = [p for p in seats if p in special]
+    return seats, (_reward(won, n) if won else None)
+
+
 def ref_after_colony(scores, last, colonists):
     """MS-14: most points; colonist; else most recent landing; nobody landed: draw."""
     n = len(scores)
-    top = [p for p in range(n) if scores[p] == max(scores)]
-    col = [p for p in top if p in colonists]
-    if col:
-        return _reward(col, n)
+    top, reward = _extreme(scores, max, colonists)
+    if reward is not None:
+        return reward
     landed = [p for p in top if last[p] is not None]
     if not landed:
         return _reward(top, n)
@@ -67,10 +75,9 @@ def ref_after_colony(scores, last, colonists):
 def ref_after_crack(scores, last, crackers):
     """MS-15: fewest points; cracker; else least recent landing (never = least recent)."""
     n = len(scores)
-    low = [p for p in range(n) if scores[p] == min(scores)]
-    cr = [p for p in low if p in crackers]
-    if cr:
-        return _reward(cr, n)
+    low, reward = _extreme(scores, min, crackers)
+    if reward is not None:
+        return reward
     never = [p for p in low if last[p] is None]
     if never:
         return _reward(never, n)

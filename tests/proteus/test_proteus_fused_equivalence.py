@@ -17,18 +17,7 @@ import pytest
 
 from envs.proteus import kernel as K
 from envs.proteus.batch import ProteusBatch
-
-FIELDS = (
-    "tiles", "tsq", "pieces", "pat", "bb", "act", "player",
-    "turn", "max_turns", "hist", "hist_len", "status", "rng",
-)  # fmt: skip
-
-
-def _assert_same(a: K.KernelState, b: K.KernelState) -> None:
-    for name in FIELDS:
-        x, y = getattr(a, name), getattr(b, name)
-        assert x.dtype == y.dtype, name
-        np.testing.assert_array_equal(x, y, err_msg=name)
+from tests.states import assert_same_state
 
 
 def _stepwise(game: ProteusBatch, st: K.KernelState, n_steps: int) -> int:
@@ -58,7 +47,7 @@ def test_random_step_equals_random_actions_plus_step(batch: int, n_steps: int) -
     ref = fused.copy()
     n_fused = game.random_step(fused, n_steps)
     n_ref = _stepwise(game, ref, n_steps)
-    _assert_same(fused, ref)
+    assert_same_state(fused, ref)
     assert n_fused == n_ref
     if n_steps >= 300:
         assert n_fused >= batch  # the comparison covered many finished (and reset) games
@@ -97,7 +86,7 @@ def test_fused_calls_compose() -> None:
     chunks = one.copy()
     total = game.random_step(one, 240)
     parts = sum(game.random_step(chunks, k) for k in (1, 2, 37, 100, 100))
-    _assert_same(one, chunks)
+    assert_same_state(one, chunks)
     assert total == parts
 
 
@@ -108,34 +97,4 @@ def test_random_step_equals_step_path_multithreaded() -> None:
     fused = game.init(K.PARALLEL_MIN_BATCH + 3, seed=2)
     ref = fused.copy()
     assert game.random_step(fused, 150) == _stepwise(game, ref, 150)
-    _assert_same(fused, ref)
-
-
-@pytest.mark.parametrize("batch", [5, 80])
-def test_learner_step_equals_step_then_observe_and_mask(batch: int) -> None:
-    """The fused learner step (apply, auto-reset, next observation and mask of the seat to
-    move, rewards, done) against ``step(auto_reset=True)`` + ``legal_mask`` + ``observe``."""
-    game = ProteusBatch(max_turns=200)
-    if not hasattr(game, "learner_step"):
-        pytest.skip("no fused learner step in this tree")
-    fused = game.init(batch, seed=21)
-    _mixed_limits(fused, 21)
-    ref = fused.copy()
-    out = game.learner_buffers(batch)
-    finished = 0
-    for _ in range(300):
-        actions = game.random_actions(ref)
-        np.testing.assert_array_equal(game.random_actions(fused), actions)  # same keys
-        game.learner_step(fused, actions, out)
-        rewards, done = game.step(ref, actions, auto_reset=True)
-        _assert_same(fused, ref)
-        np.testing.assert_array_equal(out.rewards, rewards)
-        np.testing.assert_array_equal(out.done, done)
-        np.testing.assert_array_equal(out.seat, game.current_player(ref))
-        np.testing.assert_array_equal(out.mask, game.legal_mask(ref))
-        # plane 33 (turn / max_turns) is the one lossy plane of the compact codes: 1/255
-        np.testing.assert_allclose(
-            game.decode(out.obs), game.observe(ref, out.seat), rtol=0, atol=1 / 255 + 1e-6
-        )
-        finished += int(done.sum())
-    assert finished >= batch
+    assert_same_state(fused, ref)

@@ -1,76 +1,19 @@
-"""Proteus parsers: any string parses or raises ValueError; position texts are consistent.
+"""Proteus parsers: position texts are consistent; each reproduction of issue #11 item 5.
 
-Issue #11 item 5. The position text (``state_from_text``) and the move notation
-(``str_to_action``) are fuzzed with hypothesis (arbitrary text and seeded mutations of
-valid texts, ``tests/fuzz_parsers.py``); each reproduction of the issue is a test below.
+The position text (``state_from_text``) and the move notation (``str_to_action``) are
+fuzzed with hypothesis (arbitrary text, seeded mutations of valid texts, the seeded
+fuzzer run) with every other parser in ``tests/core/test_parsers_fuzz.py``.
 """
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from envs import proteus_v0
 from envs.proteus.batch import ProteusBatch, state_from_text, text_of
-from envs.proteus.notation import MAX_TURNS_LIMIT, action_to_str, parse_position, str_to_action
+from envs.proteus.notation import MAX_TURNS_LIMIT, action_to_str, parse_position
 from tests import fuzz_parsers as F
-
-POSITION = F.PARSERS["proteus_position"]
-MOVE = F.PARSERS["proteus_move"]
-
-
-def _parses_or_value_error(parser: F.Parser, text: str) -> None:
-    result = F.outcome(parser, None, text)
-    assert result in ("parsed", "ValueError"), (result, text)
-
-
-@given(st.text(max_size=80))
-def test_any_text_position_parses_or_value_error(text: str) -> None:
-    _parses_or_value_error(POSITION, text)
-
-
-@given(st.integers(0, 2**32 - 1))
-def test_mutated_position_parses_or_value_error(seed: int) -> None:
-    tag, text = F.fuzz_case(POSITION, random.Random(seed))
-    _parses_or_value_error(POSITION, text)
-
-
-@given(st.text(max_size=20))
-def test_any_text_move_parses_or_value_error(text: str) -> None:
-    _parses_or_value_error(MOVE, text)
-
-
-@given(st.integers(0, 2**32 - 1))
-def test_mutated_move_parses_or_value_error(seed: int) -> None:
-    tag, text = F.fuzz_case(MOVE, random.Random(seed))
-    _parses_or_value_error(MOVE, text)
-
-
-@given(
-    st.one_of(
-        st.floats(allow_nan=True),
-        st.none(),
-        st.text(max_size=5),
-        st.integers(-(2**70), 2**70),
-        st.booleans(),
-    )
-)
-def test_action_to_str_takes_integer_ids_only(action: object) -> None:
-    try:
-        text = action_to_str(action)  # type: ignore[arg-type]
-    except ValueError:
-        return
-    assert str_to_action(text) == action
-
-
-def test_seeded_fuzz_run_has_no_failures() -> None:
-    for name in ("proteus_position", "proteus_move"):
-        res = F.run(name, 1500, seed=11)
-        assert set(res["counts"]) <= {"parsed", "ValueError"}, res
 
 
 def test_every_reachable_position_parses_and_round_trips() -> None:

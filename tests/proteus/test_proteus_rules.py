@@ -13,6 +13,8 @@ import pytest
 from envs.proteus import kernel as K
 from envs.proteus.constants import A_PASS, INSCRIPTIONS, NUM_ACTIONS
 from envs.proteus_v0 import raw_env
+from tests.aec import legal_moves as moves
+from tests.aec import play
 
 # A movement-phase position: brown KING (Mo) up, turquoise SHAPE (Tt) up, gold
 # THREE-IN-LINE (Go) up. Black: o a3, t b2, s b1. White: s a2, o c2, t a1. Vacant: b3 c3 c1.
@@ -30,15 +32,6 @@ def load(text: str, **kwargs) -> raw_env:
     e = raw_env(**kwargs)
     e.reset(options={"position": text})
     return e
-
-
-def moves(e: raw_env) -> set[str]:
-    return set(e.legal_moves())
-
-
-def play(e: raw_env, *ms: str) -> None:
-    for m in ms:
-        e.step(e.str_to_action(m))
 
 
 def status(e: raw_env) -> str:

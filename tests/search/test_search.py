@@ -58,18 +58,19 @@ def positions(game: Any, n: int, seed: int, max_steps: int = 60) -> Any:
     return st
 
 
-def slots_of(game: Any, st: Any) -> tuple[Any, Any, Any]:
+def slot_batch(key: str, n: int, seed: int, **kw: Any) -> tuple[Any, ...]:
+    """(game, positions, compiled search functions, slot batch, its arrays, static params)
+    for ``n`` positions of game ``key`` (each repeated SLOTS times)."""
+    game = GAMES[key]()
+    st = positions(game, n, seed=seed, **kw)
     fns = compiled(game)
     slots = game.take(st, np.repeat(np.arange(st.batch_size), SLOTS))
-    return fns, slots, fns.api.arrays(slots)
+    return game, st, fns, slots, fns.api.arrays(slots), fns.api.static(game)
 
 
 @pytest.mark.parametrize("key", sorted(GAMES))
 def test_adapter_legal_actions_and_steps_match_the_facade(key: str) -> None:
-    game = GAMES[key]()
-    st = positions(game, 24, seed=1)
-    fns, slots, NS = slots_of(game, st)
-    G = fns.api.static(game)
+    game, st, fns, slots, NS, G = slot_batch(key, 24, seed=1)
     mask = np.asarray(game.legal_mask(st), bool)
     acts = np.zeros(game.num_actions, np.int64)
     rew = np.zeros((slots.batch_size, game.num_players))
@@ -91,10 +92,7 @@ def test_adapter_legal_actions_and_steps_match_the_facade(key: str) -> None:
 
 @pytest.mark.parametrize("key", sorted(GAMES))
 def test_playout_ends_the_game_and_returns_its_rewards(key: str) -> None:
-    game = GAMES[key]()
-    st = positions(game, 8, seed=2)
-    fns, slots, NS = slots_of(game, st)
-    G = fns.api.static(game)
+    game, st, fns, slots, NS, G = slot_batch(key, 8, seed=2)
     ret = np.zeros(game.num_players)
     rew = np.zeros((slots.batch_size, game.num_players))
     for b in range(st.batch_size):
@@ -108,12 +106,10 @@ def test_playout_ends_the_game_and_returns_its_rewards(key: str) -> None:
 
 @pytest.mark.parametrize("key", sorted(GAMES))
 def test_root_filter_matches_the_python_safety_check(key: str) -> None:
-    game = GAMES[key]()
-    st = positions(game, 16, seed=3, max_steps=80)
-    fns, slots, NS = slots_of(game, st)
+    game, st, fns, slots, NS, G = slot_batch(key, 16, seed=3, max_steps=80)
     seats = np.asarray(game.current_player(st), np.int64)
     allowed = np.zeros((st.batch_size, game.num_actions), bool)
-    fns.root_filter(fns.api.static(game), NS, seats, allowed)
+    fns.root_filter(G, NS, seats, allowed)
     for b in range(st.batch_size):
         ref = safe_actions(game, game.take(st, np.array([b])), int(seats[b]))
         assert np.array_equal(allowed[b], ref)

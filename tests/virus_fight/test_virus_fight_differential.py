@@ -159,32 +159,20 @@ def run_lockstep(
     return compared
 
 
-CONFIGS = {
-    2: [
-        (5, 100, "uniform"),
-        (5, 100, "aggressive"),
-        (5, 3, "uniform"),
-        (5, 100, "passive"),
-        (8, 100, "uniform"),
-        (6, 6, "aggressive"),
-    ],
-    3: [
-        (6, 100, "uniform"),
-        (6, 100, "aggressive"),
-        (6, 3, "uniform"),
-        (6, 100, "passive"),
-        (5, 100, "uniform"),
-        (7, 5, "aggressive"),
-    ],
-    4: [
-        (7, 100, "uniform"),
-        (7, 100, "aggressive"),
-        (7, 3, "uniform"),
-        (7, 100, "passive"),
-        (8, 100, "uniform"),
-        (5, 4, "aggressive"),
-    ],
-}
+def _configs(size: int, other: int, short: tuple[int, int]) -> list[tuple[int, int, str]]:
+    """Per player count: its default board with each policy and a short round limit,
+    another board size, and one short game on a third size."""
+    return [
+        (size, 100, "uniform"),
+        (size, 100, "aggressive"),
+        (size, 3, "uniform"),
+        (size, 100, "passive"),
+        (other, 100, "uniform"),
+        (*short, "aggressive"),
+    ]
+
+
+CONFIGS = {2: _configs(5, 8, (6, 6)), 3: _configs(6, 5, (7, 5)), 4: _configs(7, 8, (5, 4))}
 
 
 @pytest.mark.slow

@@ -16,25 +16,14 @@ from envs.virus_fight.batch import VirusFightBatch
 from envs.virus_fight.env import raw_env
 from envs.virus_fight.notation import action_to_str, str_to_action
 from envs.virus_fight.play import main as play_main
+from tests.aec import random_moves
 from tests.virus_fight.vf_positions import load
 
 PLAYERS = [2, 3, 4]
 
 
 def _random_game(env: raw_env, seed: int, max_steps: int = 10_000) -> list[int]:
-    rng = np.random.default_rng(seed)
-    actions = []
-    for _ in range(max_steps):
-        if not env.agents:
-            break
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-            continue
-        a = int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"])))
-        actions.append(a)
-        env.step(a)
-    return actions
+    return random_moves(env, np.random.default_rng(seed), max_steps)
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -83,15 +72,18 @@ def test_same_seed_same_game(players: int) -> None:
     assert runs[0] == runs[1]
 
 
-def test_bad_parameters() -> None:
-    with pytest.raises(ValueError, match="num_players"):
-        raw_env(num_players=5)
-    with pytest.raises(ValueError, match="board_size"):
-        raw_env(board_size=9)
-    with pytest.raises(ValueError, match="max_rounds"):
-        raw_env(max_rounds=0)
-    with pytest.raises(ValueError, match="render_mode"):
-        raw_env(render_mode="svg")
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"num_players": 5}, "num_players"),
+        ({"board_size": 9}, "board_size"),
+        ({"max_rounds": 0}, "max_rounds"),
+        ({"render_mode": "svg"}, "render_mode"),
+    ],
+)
+def test_bad_parameters(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        raw_env(**kwargs)
 
 
 def test_bad_actions_leave_state_untouched() -> None:

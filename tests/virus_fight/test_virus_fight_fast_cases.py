@@ -11,23 +11,9 @@ from __future__ import annotations
 import pytest
 
 from envs.virus_fight.env import raw_env
-from tests.virus_fight.vf_positions import legal, load, play
+from tests.virus_fight.vf_positions import adjudicated, legal, load, play
 
 EMPTY5 = ". . . . ."
-EMPTY6 = ". . . . . ."
-
-# 3 players on 6x6, seat 2 out (its supply, out of play, takes the leftovers); seat 1
-# ends round 1 (max_rounds=1) with its marker step, so the game is adjudicated at once.
-ADJ_ROWS = [EMPTY6, "W1 M1 . . . .", EMPTY6, EMPTY6, EMPTY6, "M1 W1 . . . ."]
-
-
-def _adjudicated(supply: dict[int, str]) -> dict[str, float]:
-    e = load(ADJ_ROWS, ["a1", "a5", "-"], players=3, phase="step", turn=1, first=0,
-             max_rounds=1, supply=supply)  # fmt: skip
-    assert e.agent_selection == "player_1"
-    play(e, "*b5")
-    assert all(e.terminations.values()) and not any(e.truncations.values())
-    return dict(e.rewards)
 
 
 @pytest.mark.parametrize(
@@ -48,7 +34,7 @@ def _adjudicated(supply: dict[int, str]) -> dict[str, float]:
 def test_vf17_adjudication_pieces_before_pips(
     supply: dict[int, str], rewards: tuple[float, float]
 ) -> None:
-    got = _adjudicated(supply)
+    got = adjudicated(supply)
     assert (got["player_0"], got["player_1"]) == rewards
 
 

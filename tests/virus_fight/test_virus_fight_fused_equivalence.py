@@ -14,13 +14,7 @@ import numpy as np
 import pytest
 
 from envs.virus_fight.batch import VFState, VirusFightBatch
-
-FIELDS = ("bb", "cells", "marker", "supply", "info", "rng", "hist")
-
-
-def _assert_same(a: VFState, b: VFState) -> None:
-    for name in FIELDS:
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+from tests.states import assert_same_state
 
 
 def _stepwise(game: VirusFightBatch, st: VFState, steps: int) -> np.ndarray:
@@ -54,7 +48,7 @@ def test_selfplay_equals_random_actions_plus_step(
     ref = game.copy(fused)
     stats = game.selfplay(fused, steps)
     expect = _stepwise(game, ref, steps)
-    _assert_same(fused, ref)
+    assert_same_state(fused, ref)
     np.testing.assert_array_equal(stats, expect)
     if steps >= 300:
         assert stats[:, 0].sum() >= batch  # many games finished and were reset
@@ -68,7 +62,7 @@ def test_selfplay_calls_compose() -> None:
     chunks = game.copy(one)
     total = game.selfplay(one, 250)
     parts = np.sum([game.selfplay(chunks, k) for k in (1, 49, 100, 100)], axis=0)
-    _assert_same(one, chunks)
+    assert_same_state(one, chunks)
     np.testing.assert_array_equal(total[:, 0], parts[:, 0])
 
 
@@ -91,34 +85,3 @@ def test_round_limit_one_adjudicates_every_game() -> None:
     assert (stats[:, 0] > 0).all()
     assert (np.abs(stats[:, 1]) <= stats[:, 0]).all()  # at most one reward per finished game
     assert (st.info[:, 4] <= 1).all()  # I_ROUND never passes the limit
-
-
-@pytest.mark.parametrize(("players", "size", "max_rounds"), [(2, 5, 4), (3, 6, 3)])
-def test_learner_step_equals_step_then_observe_and_mask(
-    players: int, size: int, max_rounds: int
-) -> None:
-    """The fused learner step (apply, auto-reset, next observation and mask of the seat to
-    act, rewards, done) against ``step(auto_reset=True)`` + ``legal_mask`` + ``observe``."""
-    game = VirusFightBatch(players, size, max_rounds)
-    if not hasattr(game, "learner_step"):
-        pytest.skip("no fused learner step in this tree")
-    batch = 6
-    fused = game.init(batch, seed=31)
-    ref = game.copy(fused)
-    out = game.learner_buffers(batch)
-    finished = 0
-    for _ in range(250):
-        actions = game.random_actions(ref)
-        np.testing.assert_array_equal(game.random_actions(fused), actions)  # same keys
-        game.learner_step(fused, actions, out)
-        rewards, done = game.step(ref, actions, auto_reset=True)
-        _assert_same(fused, ref)
-        np.testing.assert_array_equal(out.rewards, rewards)
-        np.testing.assert_array_equal(out.done, done)
-        np.testing.assert_array_equal(out.seat, game.current_player(ref))
-        np.testing.assert_array_equal(out.mask, game.legal_mask(ref))
-        np.testing.assert_allclose(
-            game.decode(out.obs), game.observe(ref, out.seat), rtol=0, atol=1 / 255 + 1e-6
-        )
-        finished += int(done.sum())
-    assert finished >= 1

@@ -1,79 +1,24 @@
-"""Virus Fight parsers: any string parses or raises ValueError (issue #11 item 5).
+"""Virus Fight parsers: the reproductions of issue #11 item 5.
 
 The position text (``position.from_text``, 2-4 players) and the move notation
-(``notation.str_to_action``, boards 5..8) are fuzzed with hypothesis (arbitrary text and
-seeded mutations of valid texts, ``tests/fuzz_parsers.py``); the issue's reproductions
-(numbers >= 2**31, ``action_to_str(1.5)`` / ``(None)``, bad constructor numbers) are tests.
+(``notation.str_to_action``, boards 5..8) are fuzzed with hypothesis (arbitrary text,
+seeded mutations of valid texts, the seeded fuzzer run) with every other parser in
+``tests/core/test_parsers_fuzz.py``; the issue's reproductions (numbers >= 2**31,
+``action_to_str(1.5)`` / ``(None)``, bad constructor numbers) are tests here.
 """
 
 from __future__ import annotations
 
 import math
-import random
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from envs import virus_fight_v0
 from envs.virus_fight import position
 from envs.virus_fight.batch import VirusFightBatch
 from envs.virus_fight.notation import action_to_str, str_to_action, str_to_piece, str_to_square
 from tests import fuzz_parsers as F
-
-POSITION = F.PARSERS["virus_fight_position"]
-MOVE = F.PARSERS["virus_fight_move"]
-
-
-def _parses_or_value_error(parser: F.Parser, tag: object, text: str) -> None:
-    result = F.outcome(parser, tag, text)
-    assert result in ("parsed", "ValueError"), (result, tag, text)
-
-
-@given(st.sampled_from([2, 3, 4]), st.text(max_size=120))
-def test_any_text_position_parses_or_value_error(players: int, text: str) -> None:
-    _parses_or_value_error(POSITION, players, text)
-
-
-@given(st.integers(0, 2**32 - 1))
-def test_mutated_position_parses_or_value_error(seed: int) -> None:
-    tag, text = F.fuzz_case(POSITION, random.Random(seed))
-    _parses_or_value_error(POSITION, tag, text)
-
-
-@given(st.sampled_from([5, 6, 7, 8]), st.text(max_size=20))
-def test_any_text_move_parses_or_value_error(n: int, text: str) -> None:
-    _parses_or_value_error(MOVE, n, text)
-
-
-@given(st.integers(0, 2**32 - 1))
-def test_mutated_move_parses_or_value_error(seed: int) -> None:
-    tag, text = F.fuzz_case(MOVE, random.Random(seed))
-    _parses_or_value_error(MOVE, tag, text)
-
-
-@given(
-    st.one_of(
-        st.floats(allow_nan=True),
-        st.none(),
-        st.text(max_size=5),
-        st.integers(-(2**70), 2**70),
-        st.booleans(),
-    )
-)
-def test_action_to_str_takes_integer_ids_only(action: object) -> None:
-    try:
-        text = action_to_str(action, 5)  # type: ignore[arg-type]
-    except ValueError:
-        return
-    assert str_to_action(text, 5) == action
-
-
-def test_seeded_fuzz_run_has_no_failures() -> None:
-    for name in ("virus_fight_position", "virus_fight_move"):
-        res = F.run(name, 1000, seed=11)
-        assert set(res["counts"]) <= {"parsed", "ValueError"}, res
 
 
 def test_every_reachable_position_round_trips() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from envs.virus_fight import kernel as K
 from envs.virus_fight.env import raw_env
-from tests.virus_fight.vf_positions import legal, load, play
+from tests.virus_fight.vf_positions import adjudicated, legal, load, play
 
 PIECES = [f"{k}{s}" for k in "MWJE" for s in (1, 2, 3)]
 EMPTY5 = ". . . . ."
@@ -225,10 +225,17 @@ def test_vf12_random_tie_break_is_seeded() -> None:
 ROUND_END = [". . . . .", ". . . . .", ". . . . .", ". . . . .", ". . . . ."]
 
 
-def test_vf13_previous_first_stays_on_largest_tie() -> None:
-    # round 1, first seat 0 (on M2), seat 1 steps last from W1 to a size-2 piece
+@pytest.mark.parametrize(
+    ("piece", "first"),
+    [
+        ("M2", 0),  # a tie of the largest: the previous first stays first
+        ("M3", 1),  # a single largest becomes first
+    ],
+)
+def test_vf13_first_of_the_next_round(piece: str, first: int) -> None:
+    # round 1, first seat 0 (on M2), seat 1 steps last from W1 onto ``piece``
     e = load(
-        [". . . . .", "W1 M2 . . .", ". . . . .", ". . . . .", "M2 W1 . . ."],
+        [". . . . .", f"W1 {piece} . . .", ". . . . .", ". . . . .", "M2 W1 . . ."],
         ["a1", "a4"],
         phase="step",
         turn=1,
@@ -236,21 +243,8 @@ def test_vf13_previous_first_stays_on_largest_tie() -> None:
     )
     play(e, "*b4")
     assert e.state_arrays.info[0, K.I_ROUND] == 2
-    assert e.state_arrays.info[0, K.I_FIRST] == 0
-    assert e.agent_selection == "player_0"
-
-
-def test_vf13_single_largest_becomes_first() -> None:
-    e = load(
-        [". . . . .", "W1 M3 . . .", ". . . . .", ". . . . .", "M2 W1 . . ."],
-        ["a1", "a4"],
-        phase="step",
-        turn=1,
-        first=0,
-    )
-    play(e, "*b4")
-    assert e.state_arrays.info[0, K.I_FIRST] == 1
-    assert e.agent_selection == "player_1"
+    assert e.state_arrays.info[0, K.I_FIRST] == first
+    assert e.agent_selection == f"player_{first}"
 
 
 def test_vf13_tie_nearest_after_previous_first_exact() -> None:
@@ -418,34 +412,13 @@ def test_vf16_last_player_standing_wins() -> None:
     assert e.rewards == {"player_0": -1.0, "player_1": 1.0}
 
 
-ADJ_ROWS = [
-    ". . . . . .",
-    "W1 M1 . . . .",
-    ". . . . . .",
-    ". . . . . .",
-    ". . . . . .",
-    "M1 W1 . . . .",
-]
-
-
-def _adjudicated(supply: dict[int, str]) -> dict[str, float]:
-    """3 players, seat 2 out (its supply, out of play, takes the leftovers); max_rounds=1
-    and seat 1 ends round 1 with its marker step."""
-    e = load(ADJ_ROWS, ["a1", "a5", "-"], players=3, phase="step", turn=1, first=0,
-             max_rounds=1, supply=supply)  # fmt: skip
-    assert e.agent_selection == "player_1"
-    play(e, "*b5")
-    assert all(e.terminations.values()) and not any(e.truncations.values())
-    return dict(e.rewards)
-
-
 def test_vf17_round_limit_adjudication_pieces_in_supply() -> None:
-    assert _adjudicated({0: "E1 E2", 1: "E3"}) == {"player_0": 1.0, "player_1": -1.0}
+    assert adjudicated({0: "E1 E2", 1: "E3"}) == {"player_0": 1.0, "player_1": -1.0}
 
 
 def test_vf17_adjudication_pips_then_shared_top() -> None:
-    assert _adjudicated({0: "E1", 1: "E3"}) == {"player_0": -1.0, "player_1": 1.0}
-    assert _adjudicated({0: "E3 J1", 1: "J3 E1"}) == {"player_0": 0.0, "player_1": 0.0}
+    assert adjudicated({0: "E1", 1: "E3"}) == {"player_0": -1.0, "player_1": 1.0}
+    assert adjudicated({0: "E3 J1", 1: "J3 E1"}) == {"player_0": 0.0, "player_1": 0.0}
 
 
 def _loop_game(max_rounds: int = 100) -> raw_env:

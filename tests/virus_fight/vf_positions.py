@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from envs.virus_fight.env import raw_env
 from envs.virus_fight.notation import str_to_piece
+from tests.aec import legal_moves as legal  # noqa: F401  (the rule tests' names)
+from tests.aec import play
 
 DEFAULT_SIZE = {2: 5, 3: 6, 4: 7}
 ORDER = [f"{k}{s}" for k in "MWJE" for s in (1, 2, 3)]
@@ -94,10 +96,16 @@ def load(rows: list[str], markers: list[str], *, max_rounds: int = 100, **kw) ->
     return env
 
 
-def legal(env: raw_env) -> set[str]:
-    return set(env.legal_moves())
+# 3 players on 6x6, seat 2 out (its supply, out of play, takes the leftovers); seat 1
+# ends round 1 (max_rounds=1) with its marker step, so the game is adjudicated at once.
+ADJ_ROWS = [". . . . . .", "W1 M1 . . . .", *[". . . . . ."] * 3, "M1 W1 . . . ."]
 
 
-def play(env: raw_env, *moves: str) -> None:
-    for m in moves:
-        env.step(env.str_to_action(m))
+def adjudicated(supply: dict[int, str]) -> dict[str, float]:
+    """The VF-17 rewards of the :data:`ADJ_ROWS` game with these supplies."""
+    e = load(ADJ_ROWS, ["a1", "a5", "-"], players=3, phase="step", turn=1, first=0,
+             max_rounds=1, supply=supply)  # fmt: skip
+    assert e.agent_selection == "player_1"
+    play(e, "*b5")
+    assert all(e.terminations.values()) and not any(e.truncations.values())
+    return dict(e.rewards)
