@@ -91,7 +91,7 @@ def test_envs_take_the_rules_as_keywords() -> None:
     assert s.config.game == v.config.game == MoonShotSoloBatch(close_tube=True).game
     for make in (MoonShotEnv, MoonShotSoloEnv, MoonShotSoloBatch):
         with pytest.raises(TypeError):
-            make(0.5)  # type: ignore[call-arg]
+            make(0.5)  # type: ignore[arg-type, call-arg]
     with pytest.raises(TypeError, match="solo practice takes"):
         MoonShotSoloBatch(max_rounds=3)
     with pytest.raises(TypeError):
