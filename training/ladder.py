@@ -47,7 +47,12 @@ from envs.core.match import (
     make_runner,
 )
 from envs.core.records import now
-from training.ladder_records import ensure_schema, insert_records, records_from_outcomes
+from training.ladder_records import (
+    ensure_schema,
+    insert_records,
+    match_from_row,
+    records_from_outcomes,
+)
 from training.ladder_stats import HeadToHead, head_to_head, ladder_stats
 from training.ratings import (
     AgentRating,
@@ -168,16 +173,7 @@ class MatchDB:
             " WHERE game=? AND config=? ORDER BY game_index, seating",
             (game, config),
         )
-        return [
-            MatchRecord(
-                seating=s,
-                game_index=int(i),
-                agents=tuple(json.loads(a)),
-                rewards=tuple(float(x) for x in json.loads(r)),
-                ranks=tuple(int(x) for x in json.loads(k)),
-            )
-            for s, i, a, r, k in rows
-        ]
+        return [match_from_row(*row) for row in rows]
 
     def count(self, game: str | None = None) -> int:
         if game is None:

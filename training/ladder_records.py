@@ -10,12 +10,14 @@ open rather than be written wrongly.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from envs.core.records import GameRecord
+from training.ratings import MatchRecord
 
 SCHEMA_VERSION = 2
 
@@ -33,6 +35,20 @@ _TABLES = (
         UNIQUE (game, config, seating, game_index)
     )""",
 )
+
+
+def match_from_row(seating: str, index: Any, agents: str, rewards: str, ranks: str) -> MatchRecord:
+    """One ``matches`` row (its JSON columns decoded) as a :class:`MatchRecord`.
+
+    Why one function: the ladder reads its own games back and the report reads any
+    database, from the same columns."""
+    return MatchRecord(
+        seating=seating,
+        game_index=int(index),
+        agents=tuple(json.loads(agents)),
+        rewards=tuple(float(x) for x in json.loads(rewards)),
+        ranks=tuple(int(x) for x in json.loads(ranks)),
+    )
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -26,7 +26,6 @@ computed); the ranking rule is stated in the report itself.
 from __future__ import annotations
 
 import base64
-import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from envs.core import cli_text
+from training.ladder_records import match_from_row
 from training.ladder_stats import HeadToHead, LadderStats, ladder_stats, ratings_over_time
 from training.ratings import AgentRating, MatchRecord, compute_ratings
 
@@ -81,16 +81,8 @@ def read_matches(db: str | Path) -> dict[tuple[str, str], list[MatchRecord]]:
     finally:
         conn.close()
     out: dict[tuple[str, str], list[MatchRecord]] = {}
-    for game, config, seating, idx, agents, rewards, ranks in rows:
-        out.setdefault((game, config), []).append(
-            MatchRecord(
-                seating=seating,
-                game_index=int(idx),
-                agents=tuple(json.loads(agents)),
-                rewards=tuple(float(x) for x in json.loads(rewards)),
-                ranks=tuple(int(x) for x in json.loads(ranks)),
-            )
-        )
+    for game, config, *row in rows:
+        out.setdefault((game, config), []).append(match_from_row(*row))
     return out
 
 
