@@ -48,6 +48,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -468,7 +469,9 @@ def run(key: str, n: int, seed: int, hang_seconds: float = 60.0, warmup: float =
         workers += 1
         cmd = [sys.executable, "-m", "tests.fuzz_actions", "--worker", key]
         cmd += ["--seed", str(seed), "--start", str(start), "--stop", str(n)]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # stderr to a file: a worker that writes much there must not block on a full pipe
+        log = tempfile.TemporaryFile()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log)
         assert proc.stdout is not None
         stream = bytearray()
         ready, hung = False, False
@@ -487,7 +490,9 @@ def run(key: str, n: int, seed: int, hang_seconds: float = 60.0, warmup: float =
                 ready = True
                 del stream[: stream.index(b"!") + 1]
         proc.wait()
-        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        log.seek(0)
+        err = log.read().decode(errors="replace")
+        log.close()
         done, pending = _parse(bytes(stream))
         counts += done
         finished = sum(done.values())
