@@ -5,12 +5,15 @@ What a learner's environment costs per step with no learning at all: a
 a random opponent pool; the loop asks ``action_masks()``, draws a uniformly random legal
 action per game and calls ``step``. The rate is learner steps per second of the time
 inside ``action_masks`` + ``step`` (the action draw is not timed; opponents' moves happen
-inside ``step`` and are included). Each tree runs in its own process (its own Numba
-cache), the trees alternate for ``--rounds`` rounds so that a loaded machine slows both
-alike, and the best round of each is reported.
+inside ``step`` and are included), by wall clock and by the process's CPU time (steadier
+when other work loads the machine; at these batch sizes the kernels run single-threaded).
+Each tree runs in its own process (its own Numba cache), the trees alternate for
+``--rounds`` rounds so that a load change slows both, and the best round of each (by CPU
+rate) is reported.
 
     python -m benchmarks.vec_env                       # this tree, every turn-based game
     python -m benchmarks.vec_env --base /path/to/other/checkout --seconds 3 --rounds 3
+    python -m benchmarks.vec_env --players 2 3 4 --json results/vec_env.json
 """
 
 from __future__ import annotations
@@ -56,34 +59,44 @@ def measure(game_name: str, players: int, n_envs: int, seconds: float, seed: int
         env.step(draw(env.action_masks()))
     compile_s = time.perf_counter() - t_compile
     steps = 0
-    timed = 0.0
+    timed = cpu = 0.0
     t_end = time.perf_counter() + seconds
     while time.perf_counter() < t_end:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         mask = env.action_masks()
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         actions = draw(mask)
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         env.step(actions)
         timed += (t1 - t0) + (time.perf_counter() - t2)
+        cpu += (c1 - c0) + (time.process_time() - c2)
         steps += n_envs
     return {
         "learner_steps_per_s": steps / timed,
+        "learner_steps_per_cpu_s": steps / cpu,
         "opponent_decisions": int(env.opponent_decisions),
         "learner_steps": steps,
         "warmup_s": round(compile_s, 2),
     }
 
 
-def _games() -> list[tuple[str, int]]:
-    """(name, default players) of every turn-based game with a batch facade."""
+def _games(players: list[int] | None) -> list[tuple[str, int]]:
+    """(name, players) of every turn-based game with a batch facade: its default seat
+    count, or each of ``players`` that the game supports."""
     from envs import registry
 
-    return [
-        (s.name, int(s.default_players))
-        for s in registry.specs()
-        if not s.continuous and s.batch is not None
-    ]
+    out = []
+    for s in registry.specs():
+        if s.continuous or s.batch is None:
+            continue
+        counts = [int(s.default_players)] if not players else players
+        for n in counts:
+            try:
+                s.check_players(n)
+            except ValueError:
+                continue
+            out.append((s.name, n))
+    return out
 
 
 def _run_worker(tree: Path, args: list[str], timeout: float) -> dict:
@@ -99,6 +112,34 @@ def _run_worker(tree: Path, args: list[str], timeout: float) -> dict:
     return result
 
 
+#: the rate rounds are ranked by: CPU time of the process, steadier than wall time on a
+#: machine others load (the env is single-threaded at these batch sizes)
+KEY = "learner_steps_per_cpu_s"
+
+
+def _table(rows: list[dict[str, Any]], n_envs: int) -> str:
+    lines = [
+        "| game | players | n_envs | tree | learner steps/s (wall) | per CPU s | vs base (CPU) |",
+        "|---|---:|---:|---|---:|---:|---:|",
+    ]
+    for r in rows:
+        base = next(
+            (
+                b
+                for b in rows
+                if (b["game"], b["players"], b["tree"]) == (r["game"], r["players"], "base")
+            ),
+            {},
+        ).get(KEY)
+        cpu = r.get(KEY)
+        ratio = f"{cpu / base:.2f}x" if cpu and base else ""
+        shown = f"{r['learner_steps_per_s']:,.0f} | {cpu:,.0f}" if cpu else f"{r.get('error')} |"
+        lines.append(
+            f"| {r['game']} | {r['players']} | {n_envs} | {r['tree']} | {shown} | {ratio} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print a markdown table (and write JSON) of learner steps/s per tree and game."""
     p = argparse.ArgumentParser(prog="python -m benchmarks.vec_env", description=__doc__)
@@ -106,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n-envs", type=int, default=64, help="games per VecEnv (training default)")
     p.add_argument("--seconds", type=float, default=2.0, help="timed window per measurement")
     p.add_argument("--rounds", type=int, default=3, help="alternations of the trees")
-    p.add_argument("--players", type=int, default=None, help="seats (default: each game's)")
+    p.add_argument("--players", type=int, nargs="+", help="seat counts (default: each game's own)")
     p.add_argument("--json", type=Path, default=None)
     p.add_argument("--worker", nargs=4, metavar=("GAME", "PLAYERS", "N_ENVS", "SECONDS"))
     a = p.parse_args(argv)
@@ -119,29 +160,16 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--n-envs, --seconds and --rounds must be positive")
     trees = [("now", HERE)] + ([("base", a.base.resolve())] if a.base else [])
     rows: list[dict[str, Any]] = []
-    for game, default_players in _games():
-        players = a.players or default_players
+    for game, players in _games(a.players):
         best: dict[str, dict] = {}
-        for _ in range(a.rounds):
+        for _ in range(a.rounds):  # the trees alternate: a load change slows both
             for label, tree in trees:
                 r = _run_worker(tree, [game, str(players), str(a.n_envs), str(a.seconds)], 600.0)
-                old = best.get(label)
-                if old is None or r.get("learner_steps_per_s", 0) > old.get(
-                    "learner_steps_per_s", 0
-                ):
+                if r.get(KEY, 0) > best.get(label, {}).get(KEY, -1):
                     best[label] = r
         for label, _tree in trees:
             rows.append({"game": game, "players": players, "tree": label, **best[label]})
-    print("| game | players | n_envs | tree | learner steps/s | vs base |")
-    print("|---|---:|---:|---|---:|---:|")
-    for r in rows:
-        rate = r.get("learner_steps_per_s")
-        base = next((b for b in rows if b["game"] == r["game"] and b["tree"] == "base"), {}).get(
-            "learner_steps_per_s"
-        )
-        ratio = f"{rate / base:.2f}x" if rate and base else ""
-        shown = f"{rate:,.0f}" if rate else r.get("error", "")
-        print(f"| {r['game']} | {r['players']} | {a.n_envs} | {r['tree']} | {shown} | {ratio} |")
+    print(_table(rows, a.n_envs))
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps({"n_envs": a.n_envs, "seconds": a.seconds, "rows": rows}))
