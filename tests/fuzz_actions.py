@@ -53,6 +53,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -562,6 +563,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(chosen) - set(known))
     if unknown:
         ap.error(f"unknown facade(s) {unknown}; choose from {known}")
+    if args.json:  # its folder now, not after the run
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     results = []
     for key in chosen:
         res = run(key, args.n, args.seed, args.hang_seconds)
