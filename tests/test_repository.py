@@ -147,10 +147,7 @@ def files_naming(game: str) -> list[str]:
 #: files still naming a game while the work that removes the names is under way (issue 10
 #: items 3, 7, 8 and the game records of issue 13): each line says who takes it out. Keep
 #: this list shrinking; a file that no longer names the game must leave it.
-PENDING = {
-    "envs/virus_fight/constants.py": "kernel layout prose (H3)",
-    "envs/virus_fight/state.py": "kernel layout prose (H3)",
-}
+PENDING: dict[str, str] = {}
 
 
 def test_at_most_two_files_outside_a_game_folder_name_the_game():

@@ -27,10 +27,6 @@ PARALLEL_MIN_BATCH = loops.PARALLEL_MIN_BATCH
 STEP_PARALLEL_MIN_BATCH = loops.STEP_PARALLEL_MIN_BATCH
 
 
-def _run(serial: Any, parallel: Any, batch: int, *args: Any, many_steps: bool = False) -> Any:
-    return loops.run_loop(serial, parallel, batch, *args, many_steps=many_steps)
-
-
 class VirusFightBatch:
     """Virus Fight for batch consumers; static parameters fixed at construction."""
 
@@ -62,6 +58,27 @@ class VirusFightBatch:
         self._label = f"virus_fight ({self.num_players} players)"
         self.num_actions = K.num_actions(self.board_size)
         self.obs_shape = (K.obs_channels(self.num_players), self.board_size, self.board_size)
+        #: one game's dense learner observation: a uint8 code row (``decode`` expands it
+        #: into the ``obs_shape`` planes; ``envs/virus_fight/observe.py``)
+        self.code_shape = (K.code_length(self.board_size, self.num_players),)
+        self._scratch = np.zeros((0, *self.code_shape), np.uint8)  # learner_step's codes
+
+    def _run(
+        self, kernel: str, state: VFState, *args: Any, fields: int = 5, many_steps: bool = False
+    ) -> Any:
+        """``K.<kernel>`` on the first ``fields`` arrays of ``state``, then ``seg``, ``cfg``
+        and ``args`` (every batch loop takes them in this order); serial or parallel as
+        ``envs.core.loops`` chooses."""
+        return loops.run_loop(
+            getattr(K, kernel + "_serial"),
+            getattr(K, kernel),
+            state.batch_size,
+            *state.arrays()[:fields],
+            self.seg,
+            self.cfg,
+            *args,
+            many_steps=many_steps,
+        )
 
     # ------------------------------------------------------------------ protocol
     def empty(self, batch_size: int) -> VFState:
@@ -86,17 +103,7 @@ class VirusFightBatch:
     def init(self, batch_size: int, seed: int) -> VFState:
         """New games at the start of setup; game i's key comes from (seed, i)."""
         st = self.empty(batch_size)
-        _run(
-            K.init_serial,
-            K.init,
-            batch_size,
-            st.bb,
-            st.cells,
-            st.marker,
-            st.supply,
-            st.info,
-            self.cfg,
-        )
+        self._run("init", st)
         st.rng[:] = K.seed_keys(np.uint64(seed & 0xFFFFFFFFFFFFFFFF), batch_size)
         return st
 
@@ -114,19 +121,7 @@ class VirusFightBatch:
 
     def legal_mask(self, state: VFState) -> np.ndarray:
         out = np.zeros((state.batch_size, self.num_actions), dtype=np.bool_)
-        _run(
-            K.legal_mask_serial,
-            K.legal_mask,
-            state.batch_size,
-            state.bb,
-            state.cells,
-            state.marker,
-            state.supply,
-            state.info,
-            self.seg,
-            self.cfg,
-            out,
-        )
+        self._run("legal_mask", state, out)
         return out
 
     def step(
@@ -139,63 +134,61 @@ class VirusFightBatch:
         """Apply one action per game (finished games ignore theirs, ``-1`` is fine there).
 
         With ``validate`` (default) a NaN, fraction, wrong length or illegal id raises
-        ValueError naming the games and actions, and no game changes.
+        ValueError naming the games and actions, and no game changes: the kernel checks
+        every game's action before it applies any (one call).
         """
         if validate:
-            acts = self.check_legal(state, actions)
+            acts = as_actions(actions, state.batch_size, self.num_actions, self._label)
         else:
             acts = np.ascontiguousarray(actions, dtype=np.int64)
         rew = np.zeros((state.batch_size, self.num_players), np.float32)
         done = np.zeros(state.batch_size, np.bool_)
+        bad = np.zeros(state.batch_size, np.bool_)
+        hist = state.hist
         self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
-        _run(
-            K.step_serial,
-            K.step,
-            state.batch_size,
-            *state.arrays(),  # bb, cells, marker, supply, info, rng, hist
-            self.seg,
-            self.cfg,
-            acts,
-            bool(auto_reset),
-            rew,
-            done,
+        nbad = self._run(
+            "step", state, acts, bool(validate), bool(auto_reset), rew, done, bad, fields=7
         )
+        if nbad:
+            state.hist = hist  # the batch as it was
+            raise_illegal(self._label, bad, acts)
         return rew, done
 
     def check_legal(self, state: VFState, actions: np.ndarray) -> np.ndarray:
         """``actions`` as int64 if every running game's action is legal, else ValueError."""
         acts = as_actions(actions, state.batch_size, self.num_actions, self._label)
         bad = np.zeros(state.batch_size, np.bool_)
-        nbad = _run(
-            K.validate_serial,
-            K.validate,
-            state.batch_size,
-            state.bb,
-            state.cells,
-            state.marker,
-            state.supply,
-            state.info,
-            self.seg,
-            self.cfg,
-            acts,
-            bad,
-        )
-        if nbad:
+        if K.validate(*state.arrays()[:5], self.seg, self.cfg, acts, bad):
             raise_illegal(self._label, bad, acts)
         return acts
 
     # ------------------------------------------------------------------ learner step
-    def learner_buffers(self, batch_size: int) -> LearnerBuffers:
-        """Outputs of :meth:`learner_step` for ``batch_size`` games (allocate once, reuse)."""
-        return LearnerBuffers.allocate(
-            batch_size, self.obs_shape, self.num_actions, self.num_players
-        )
+    def learner_buffers(self, batch_size: int, dense: bool = False) -> LearnerBuffers:
+        """Outputs of :meth:`learner_step` for ``batch_size`` games (allocate once, reuse).
+
+        ``obs`` holds uint8 planes (``obs_shape``, ``codes * obs_scale`` per plane) or, with
+        ``dense``, one code row per game (``code_shape``: 58 bytes on 2p 5x5 instead of
+        1,175); :meth:`decode` turns either into ``observe``'s float planes.
+        """
+        shape = self.code_shape if dense else self.obs_shape
+        return LearnerBuffers.allocate(batch_size, shape, self.num_actions, self.num_players)
+
+    def _obs_rows(self, out: LearnerBuffers, batch: int) -> tuple[np.ndarray, np.ndarray, bool]:
+        """(observation rows, code scratch, dense) of ``out`` for the learner kernels."""
+        dense = out.obs.ndim == 2
+        out.check(batch, self.code_shape if dense else self.obs_shape, self.num_actions)
+        rows = out.obs.reshape(batch, -1)
+        if dense:
+            return rows, rows, True
+        if self._scratch.shape[0] != batch:
+            self._scratch = np.zeros((batch, *self.code_shape), np.uint8)
+        return rows, self._scratch, False
 
     def learner_step(
         self, state: VFState, actions: np.ndarray, out: LearnerBuffers, validate: bool = True
     ) -> LearnerBuffers:
-        """Validate, apply, auto-reset, then the next compact observation and mask of the
-        seat to act, rewards and done flags into ``out``: one kernel call.
+        """Validate, apply, auto-reset, then the next observation and mask of the seat to
+        act, rewards and done flags into ``out``: one kernel call.
 
         ``rewards[g, s]`` is seat s's final reward when it is done in this step (its game
         ended or it was eliminated), else 0. With ``validate`` (default) an illegal action
@@ -203,70 +196,31 @@ class VirusFightBatch:
         ``validate=False`` is for actions drawn from the mask.
         """
         acts = as_actions(actions, state.batch_size, self.num_actions, self._label)
-        out.check(state.batch_size, self.obs_shape, self.num_actions)
+        rows, codes, dense = self._obs_rows(out, state.batch_size)
+        hist = state.hist
         self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
-        nbad = _run(
-            K.learner_step_serial,
-            K.learner_step,
-            state.batch_size,
-            *state.arrays(),
-            self.seg,
-            self.cfg,
-            acts,
-            bool(validate),
-            out.obs,
-            out.mask,
-            out.rewards,
-            out.done,
-            out.seat,
-            out.bad,
-        )
-        if nbad:
+        parts = (rows, out.mask, out.rewards, out.done, out.seat, out.bad, codes, dense)
+        if self._run("learner_step", state, acts, bool(validate), *parts, fields=7):
+            state.hist = hist  # the batch as it was
             raise_illegal(self._label, out.bad, acts)
         return out
 
     def learner_view(self, state: VFState, out: LearnerBuffers) -> LearnerBuffers:
-        """The compact observation and mask of every game's seat to act (no step)."""
-        out.check(state.batch_size, self.obs_shape, self.num_actions)
-        _run(
-            K.learner_view_serial,
-            K.learner_view,
-            state.batch_size,
-            state.bb,
-            state.cells,
-            state.marker,
-            state.supply,
-            state.info,
-            self.seg,
-            self.cfg,
-            out.obs,
-            out.mask,
-            out.seat,
-        )
+        """The observation and mask of every game's seat to act (no step)."""
+        rows, codes, dense = self._obs_rows(out, state.batch_size)
+        self._run("learner_view", state, rows, out.mask, out.seat, codes, dense)
         out.rewards[:] = 0.0
         out.done[:] = False
         return out
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
-        """float32 planes of compact observations (the consumer's side)."""
+        """float32 ``obs_shape`` planes of learner observations, uint8 planes or dense code
+        rows (the consumer's side)."""
         return K.decode(codes, self.num_players)
 
     def random_actions(self, state: VFState) -> np.ndarray:
         out = np.empty(state.batch_size, np.int64)
-        _run(
-            K.random_actions_serial,
-            K.random_actions,
-            state.batch_size,
-            state.bb,
-            state.cells,
-            state.marker,
-            state.supply,
-            state.info,
-            state.rng,
-            self.seg,
-            self.cfg,
-            out,
-        )
+        self._run("random_actions", state, out, fields=6)
         return out
 
     def terminated(self, state: VFState) -> np.ndarray:
@@ -274,19 +228,7 @@ class VirusFightBatch:
 
     def observe(self, state: VFState, seats: np.ndarray) -> np.ndarray:
         out = np.empty((state.batch_size, *self.obs_shape), np.float32)
-        _run(
-            K.observe_serial,
-            K.observe,
-            state.batch_size,
-            state.bb,
-            state.cells,
-            state.marker,
-            state.supply,
-            state.info,
-            self.cfg,
-            np.ascontiguousarray(seats, dtype=np.int64),
-            out,
-        )
+        self._run("observe", state, np.ascontiguousarray(seats, dtype=np.int64), out)
         return out
 
     # ------------------------------------------------------------------ extras
@@ -298,18 +240,7 @@ class VirusFightBatch:
         left = int(steps)
         while left > 0:  # chunks whose round starts fit the history
             n = self._room(state, left)
-            _run(
-                K.selfplay_serial,
-                K.selfplay,
-                state.batch_size,
-                *state.arrays(),  # bb, cells, marker, supply, info, rng, hist
-                self.seg,
-                self.cfg,
-                n,
-                rew,
-                stats,
-                many_steps=True,
-            )
+            self._run("selfplay", state, n, rew, stats, fields=7, many_steps=True)
             left -= n
         return stats
 

@@ -26,16 +26,17 @@ from envs.virus_fight.constants import (
     U1,
     U2,
     U4,
+    jit,
 )
 from envs.virus_fight.params import C_FULL, C_N, C_NOTA, C_NOTH, C_PLAYERS
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _bit(c):
     return U1 << np.uint64(c)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _popcount(x):
     x = x - ((x >> U1) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> U2) & np.uint64(0x3333333333333333))
@@ -43,12 +44,12 @@ def _popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _tz(x):
     return np.int64(trailing_zeros(x))
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _nth_bit(x, k):
     """Cell index of the k-th (0-based) set bit of x."""
     for _ in range(k):
@@ -56,7 +57,7 @@ def _nth_bit(x, k):
     return _tz(x)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _nbrs(b, cfg):
     """Orthogonal neighbours of the cells in b, on the board (VF-5 adjacency)."""
     n = np.uint64(cfg[C_N])
@@ -66,7 +67,7 @@ def _nbrs(b, cfg):
     return ((b << n) | (b >> n) | ((b << U1) & nota) | ((b >> U1) & noth)) & full
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _flood(seed, occ, cfg):
     """Block(s) holding the seed cells: flood fill through occupied cells (VF-5)."""
     f = seed & occ
@@ -77,7 +78,7 @@ def _flood(seed, occ, cfg):
         f = g
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _rand(rng, g, m):
     """Uniform int in [0, m) from game g's splitmix64 key (advanced in place)."""
     key, z = splitmix64(rng[g])
@@ -96,7 +97,7 @@ def seed_keys(seed, batch):
 
 
 # --------------------------------------------------------------------------- state helpers
-@njit(cache=True, error_model="numpy")
+@jit
 def _markerbits(g, marker, info, P):
     m = U0
     for s in range(P):
@@ -106,7 +107,7 @@ def _markerbits(g, marker, info, P):
     return m
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _place(g, bb, cells, p, c):
     b = _bit(c)
     bb[g, p] |= b
@@ -114,7 +115,7 @@ def _place(g, bb, cells, p, c):
     cells[g, c] = p
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _remove(g, bb, cells, c):
     p = cells[g, c]
     b = ~_bit(c)
@@ -124,7 +125,7 @@ def _remove(g, bb, cells, c):
     return p
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _reset_game(g, bb, cells, marker, supply, info, cfg):
     """A new game: empty board, full supplies (VF-2), setup phase with seat 0 to act."""
     for i in range(13):
@@ -143,7 +144,7 @@ def _reset_game(g, bb, cells, marker, supply, info, cfg):
     info[g, I_ALIVE] = (1 << cfg[C_PLAYERS]) - 1
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _kind_at(g, cells, c):
     return cells[g, c] // 3
 

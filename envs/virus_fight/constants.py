@@ -1,8 +1,8 @@
 """Virus Fight constants: piece kinds, phases, the ``info`` columns, the action encoding.
 
-Why a module of its own (as ``constants.py`` is in Proteus): the kernels, the facade, the
-notation, rendering and the agents all read these names; none should import the rules to
-reach one. The rules are ``docs/virus_fight.md`` (VF-1..VF-18).
+Why a module of its own (every board game keeps its names in ``constants.py``): the
+kernels, the facade, the notation, rendering and the agents all read these names; none
+should import the rules to reach one. The rules are ``docs/virus_fight.md`` (VF-1..VF-18).
 
 Action encoding (``N = n * n``, a fixed-size ``Discrete`` space per board size)::
 
@@ -46,6 +46,13 @@ I_REP = 10  # occurrences of the current round's start position (1 or 2)
 I_RES = 11  # 11..14: final reward of each seat (valid once the seat is done)
 NINFO = 15
 HW = 8  # words per history record
+
+#: The per-game kernels' compile options. Why ``_nrt=False``: Numba counts references to
+#: every array handed to a helper, two atomic operations per array per call; helpers take
+#: up to seven arrays, which made the legal set 4x slower than its work. A function that
+#: allocates an array keeps the runtime (plain ``njit``) and must not be called from these.
+jit = njit(cache=True, error_model="numpy", _nrt=False)  # type: ignore[call-overload]
+jit_inline = njit(cache=True, error_model="numpy", inline="always", _nrt=False)  # type: ignore[call-overload]
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)

@@ -17,128 +17,62 @@ array       shape / dtype          meaning
 ``rng``     (B,) uint64            each game's own splitmix64 key (VF-12 tie-break, random
                                    actions, auto-reset keeps the key running)
 ``hist``    (B, H, 8) uint64       exact records of the positions that started each round
-                                   (VF-17 repetition), ``H = max_rounds + 1``
+                                   (VF-17 repetition), ``H <= max_rounds + 1``
 ==========  =====================  ==========================================================
 
 Cells are numbered ``row * n + col`` with row 0 at the top (VF-4); the board side ``n``
-is 5..8 so one uint64 holds a bitboard.
-
-Action encoding (``N = n * n``, a fixed-size ``Discrete`` space per board size)::
-
-    [0, 12N)              put piece p on cell c          p * N + c        (setup, WRITE)
-    [12N, 12N + N^2)      MOVE from-cell f to cell t     12N + f * N + t
-    [12N + N^2, 13N + N^2)  ERASE target cell c          12N + N^2 + c
-    [13N + N^2, 14N + N^2)  marker to cell c             13N + N^2 + c   (setup end, JUMP,
-                                                                          marker step)
-    14N + N^2             pass
-
-so ``num_actions = N^2 + 14N + 1`` (976 on 5x5, 4993 on 8x8).
+is 5..8 so one uint64 holds a bitboard. The action encoding (a fixed-size ``Discrete``
+space per board size, ``num_actions = N^2 + 14N + 1``) is described in ``constants.py``.
 
 Modules: ``constants.py`` (names, action encoding), ``params.py`` (static parameters:
 :class:`~envs.virus_fight.params.VirusFightParams` and the ``cfg`` vector's ``C_*``
 indices), ``board.py`` (bitboards, RNG draw), ``legal.py`` (the one legal-move
 enumeration: mask, random, n-th action, validation), ``rules.py`` (effects, turn order,
-rounds, end), ``observe.py`` (planes), ``state.py`` (:class:`VFState`), this module (the
-batch loops, the fused self-play and the learner step). Serial or parallel execution is
-chosen in ``envs/core/loops.py`` only.
+rounds, end), ``observe.py`` (planes and dense codes), ``state.py`` (:class:`VFState`),
+this module (the batch loops, the fused self-play and the learner step). Serial or
+parallel execution is chosen in ``envs/core/loops.py`` only. The names of the sibling
+modules stay readable here (``kernel.I_CUR``, ``kernel._legal_of``: the old import path).
+
+The loops compile with ``_nrt=False`` as every per-game helper does (``constants.jit``:
+Numba's reference counts on the arrays passed to helpers cost more than the rules).
 """
 
 from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
 
 from numba import njit, prange
 
 from envs.core.cache import guard_cache
 from envs.core.loops import serial_and_parallel
-from envs.virus_fight.board import (  # noqa: F401  (re-exported: agents, interop, tests)
-    _bit,
-    _flood,
-    _kind_at,
-    _markerbits,
-    _nbrs,
-    _nth_bit,
-    _place,
-    _popcount,
-    _rand,
-    _remove,
-    _reset_game,
-    _tz,
-    seed_keys,
-)
-from envs.virus_fight.constants import (  # noqa: F401  (re-exported: the old import path)
-    ERASE,
-    HW,
-    I_ALIVE,
-    I_CUR,
-    I_FIRST,
-    I_HLEN,
-    I_K,
-    I_NSET,
-    I_PHASE,
-    I_REP,
-    I_RES,
-    I_RHI,
-    I_RLO,
-    I_ROUND,
-    JUMP,
-    KIND_LETTERS,
-    MAX_PROGRAM,
-    MOVE,
-    NINFO,
-    NPIECE,
-    OCC,
-    PH_EFFECT,
-    PH_OVER,
-    PH_SETUP,
-    PH_STEP,
-    U0,
-    U1,
-    U2,
-    U4,
-    WRITE,
-    action_offsets,
-    num_actions,
-)
-from envs.virus_fight.legal import (  # noqa: F401  (re-exported)
-    _erase_targets,
-    _fill_mask,
-    _is_legal,
-    _jump_targets,
-    _legal_of,
-    _legal_set,
-    _move_sources,
-    _nth_legal,
-    _random_legal,
-    _setup_cells,
-    _setup_marks,
-    _step_targets,
-    _write_targets,
-)
-from envs.virus_fight.observe import _observe, _planes, decode, obs_channels, obs_scale  # noqa: F401
-from envs.virus_fight.params import (  # noqa: F401  (re-exported)
-    C_PLAYERS,
-    VirusFightParams,
-    make_geometry,
-    segment_cells,
-)
-from envs.virus_fight.rules import (  # noqa: F401  (re-exported)
-    _adjudicate,
-    _advance,
-    _apply,
-    _eliminate,
-    _first_of_game,
-    _next_first,
-    _record,
-    _start_round,
-)
+from envs.virus_fight import board, constants, legal, observe, params, rules
+from envs.virus_fight.board import _reset_game, seed_keys  # noqa: F401  (re-exported)
+from envs.virus_fight.constants import I_CUR, I_PHASE, PH_OVER, jit, num_actions  # noqa: F401
+from envs.virus_fight.legal import _fill_mask, _illegal_games, _nth_legal, _random_legal
+from envs.virus_fight.observe import _codes, _expand, _observe, code_length, decode  # noqa: F401
+from envs.virus_fight.params import C_N, C_PLAYERS, make_geometry  # noqa: F401
+from envs.virus_fight.rules import _apply, _record
+
+_SIBLINGS: tuple[ModuleType, ...] = (constants, params, board, legal, rules, observe)
+FAST: dict[str, Any] = {"error_model": "numpy", "_nrt": False}  # the batch loops' compile options
 
 
-def _init_loop(bb, cells, marker, supply, info, cfg):
-    """Reset every game of the batch to the start of setup."""
+def __getattr__(name: str) -> Any:
+    """A name of a sibling kernel module (PEP 562): ``kernel.X`` as before the split."""
+    for module in _SIBLINGS:
+        if hasattr(module, name):
+            return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _init_loop(bb, cells, marker, supply, info, seg, cfg):
+    """Reset every game of the batch to the start of setup (``seg``: every loop takes it)."""
     for g in prange(bb.shape[0]):
         _reset_game(g, bb, cells, marker, supply, info, cfg)
 
 
-init_serial, init = serial_and_parallel(_init_loop, error_model="numpy")
+init_serial, init = serial_and_parallel(_init_loop, **FAST)
 
 
 # --------------------------------------------------------------------------- batch API
@@ -150,10 +84,10 @@ def _legal_mask_loop(bb, cells, marker, supply, info, seg, cfg, out):
         _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, out[g])
 
 
-legal_mask_serial, legal_mask = serial_and_parallel(_legal_mask_loop, error_model="numpy")
+legal_mask_serial, legal_mask = serial_and_parallel(_legal_mask_loop, **FAST)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
+@njit(cache=True, parallel=True, **FAST)
 def num_legal(bb, cells, marker, supply, info, seg, cfg, out):
     """out[g] = number of legal actions in game g."""
     for g in prange(bb.shape[0]):
@@ -166,22 +100,27 @@ def _random_actions_loop(bb, cells, marker, supply, info, rng, seg, cfg, out):
         out[g] = _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg)
 
 
-random_actions_serial, random_actions = serial_and_parallel(
-    _random_actions_loop, error_model="numpy"
-)
+random_actions_serial, random_actions = serial_and_parallel(_random_actions_loop, **FAST)
+
+#: bad[g] = running game g's action is not legal; returns how many (serial: it is cheap)
+validate = _illegal_games
 
 
-def _step_loop(
-    bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, auto_reset, rew, done
-):
-    """Apply one legal action per game in place; rew (B, P) and done (B,) are outputs.
+def _step_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, check, auto_reset,
+               rew, done, bad):  # fmt: skip
+    """Apply one action per game in place; rew (B, P) and done (B,) are outputs.
 
-    Games already over are left alone (done stays True, no reward). With auto_reset a game
-    that ends is re-initialised after its rewards are recorded (its key keeps running).
+    With ``check`` every running game's action is checked first and, if any is illegal,
+    none is applied (``bad`` names them; returns how many). Games already over are left
+    alone (done stays True, no reward). With auto_reset a game that ends is re-initialised
+    after its rewards are recorded (its key keeps running).
     """
-    P = cfg[C_PLAYERS]
+    if check:
+        nbad = _illegal_games(bb, cells, marker, supply, info, seg, cfg, actions, bad)
+        if nbad:
+            return nbad
     for g in prange(bb.shape[0]):
-        for s in range(P):
+        for s in range(cfg[C_PLAYERS]):
             rew[g, s] = 0.0
         if info[g, I_PHASE] == PH_OVER:
             done[g] = True
@@ -190,9 +129,10 @@ def _step_loop(
         done[g] = info[g, I_PHASE] == PH_OVER
         if done[g] and auto_reset:
             _reset_game(g, bb, cells, marker, supply, info, cfg)
+    return 0
 
 
-step_serial, step = serial_and_parallel(_step_loop, error_model="numpy")
+step_serial, step = serial_and_parallel(_step_loop, **FAST)
 
 
 def _selfplay_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, steps, rew, stats):
@@ -215,40 +155,37 @@ def _selfplay_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, steps, 
                 _reset_game(g, bb, cells, marker, supply, info, cfg)
 
 
-selfplay_serial, selfplay = serial_and_parallel(_selfplay_loop, error_model="numpy")
+selfplay_serial, selfplay = serial_and_parallel(_selfplay_loop, **FAST)
 
 
-def _observe_loop(bb, cells, marker, supply, info, cfg, seats, out):
+def _observe_loop(bb, cells, marker, supply, info, seg, cfg, seats, out):
     """out[g] = observation planes of game g from seat seats[g]'s point of view."""
     for g in prange(bb.shape[0]):
         _observe(g, seats[g], bb, cells, marker, supply, info, cfg, out[g])
 
 
-observe_serial, observe = serial_and_parallel(_observe_loop, error_model="numpy")
+observe_serial, observe = serial_and_parallel(_observe_loop, error_model="numpy")  # allocates
 
 
 # --------------------------------------------------------------------------- learner step
 # The step a learner sees (as Pgx's ``Env.step``): validate, apply, auto-reset, then the
-# next observation (compact uint8, ``observe.py``) and legal mask of the seat to act, plus
-# rewards and done flags, all into caller-owned buffers in one kernel call.
-def _validate_loop(bb, cells, marker, supply, info, seg, cfg, actions, bad):
-    """bad[g] = the action of running game g is not legal; returns how many are bad."""
-    for g in prange(bb.shape[0]):
-        bad[g] = not _legal_of(g, bb, cells, marker, supply, info, seg, cfg, actions[g]) and (
-            info[g, I_PHASE] != PH_OVER
-        )
-    nbad = 0
-    for g in range(bb.shape[0]):
-        nbad += bad[g]
-    return nbad
+# next observation and legal mask of the seat to act, plus rewards and done flags, all
+# into caller-owned buffers in one kernel call. The observation rows ``obs`` (B, K) are a
+# dense code row per game (``dense``) or the uint8 planes expanded from one (``observe.py``;
+# ``codes`` is then the (B, code_length) scratch).
+@jit
+def _write_obs(g, seat, cells, marker, supply, info, cfg, obs, codes, dense):
+    """Game g's learner observation from ``seat``'s point of view into the row obs[g]."""
+    if dense:
+        _codes(g, seat, cells, marker, supply, info, cfg, obs[g])
+    else:
+        _codes(g, seat, cells, marker, supply, info, cfg, codes[g])
+        _expand(codes[g], cfg[C_N], cfg[C_PLAYERS], obs[g], True)
 
 
-validate_serial, validate = serial_and_parallel(_validate_loop, error_model="numpy")
-
-
-@njit(cache=True, error_model="numpy")
+@jit
 def _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask, rew, done,
-               seat):  # fmt: skip
+               seat, codes, dense):  # fmt: skip
     """Apply, auto-reset, then write game g's next observation and mask (seat to act)."""
     for s in range(cfg[C_PLAYERS]):
         rew[g, s] = 0.0
@@ -262,53 +199,47 @@ def _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, 
             _reset_game(g, bb, cells, marker, supply, info, cfg)
     me = info[g, I_CUR]
     seat[g] = me
-    _planes(g, me, bb, cells, marker, supply, info, cfg, obs[g], True)
+    _write_obs(g, me, cells, marker, supply, info, cfg, obs, codes, dense)
     _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, mask[g])
 
 
 def _learner_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, check, obs,
-                  mask, rew, done, seat, bad):  # fmt: skip
+                  mask, rew, done, seat, bad, codes, dense):  # fmt: skip
     """The fused learner step over the batch; returns the number of illegal actions."""
-    if check:  # the body of _validate_loop (a prange loop cannot call another)
-        for g in prange(bb.shape[0]):
-            bad[g] = not _legal_of(g, bb, cells, marker, supply, info, seg, cfg, actions[g]) and (
-                info[g, I_PHASE] != PH_OVER
-            )
-        nbad = 0
-        for g in range(bb.shape[0]):
-            nbad += bad[g]
+    if check:
+        nbad = _illegal_games(bb, cells, marker, supply, info, seg, cfg, actions, bad)
         if nbad:
             return nbad
     for g in prange(bb.shape[0]):
         _learn_one(g, actions[g], bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask,
-                   rew, done, seat)  # fmt: skip
+                   rew, done, seat, codes, dense)  # fmt: skip
     return 0
 
 
-learner_step_serial, learner_step = serial_and_parallel(_learner_loop, error_model="numpy")
+learner_step_serial, learner_step = serial_and_parallel(_learner_loop, **FAST)
 
 
-def _view_loop(bb, cells, marker, supply, info, seg, cfg, obs, mask, seat):
+def _view_loop(bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense):
     """Observation and mask of every game for its seat to act (no step): the first ones."""
     for g in prange(bb.shape[0]):
         me = info[g, I_CUR]
         seat[g] = me
-        _planes(g, max(me, 0), bb, cells, marker, supply, info, cfg, obs[g], True)
+        _write_obs(g, max(me, 0), cells, marker, supply, info, cfg, obs, codes, dense)
         _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, mask[g])
 
 
-learner_view_serial, learner_view = serial_and_parallel(_view_loop, error_model="numpy")
+learner_view_serial, learner_view = serial_and_parallel(_view_loop, **FAST)
 
 
 # --------------------------------------------------------------------------- batch of one
 # Serial twins of the batch kernels for the AEC adapter (no thread-pool start per call).
-@njit(cache=True, error_model="numpy")
+@jit
 def legal_mask_one(bb, cells, marker, supply, info, seg, cfg, row):
     """Legal actions of game 0 into the bool row."""
     _fill_mask(0, bb, cells, marker, supply, info, seg, cfg, row)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def step_one(bb, cells, marker, supply, info, rng, hist, seg, cfg, action, rew):
     """Apply one legal action to game 0; rew (1, P) receives the rewards of this step."""
     for s in range(cfg[C_PLAYERS]):
@@ -323,7 +254,7 @@ def observe_one(bb, cells, marker, supply, info, cfg, seat, out):
     _observe(0, seat, bb, cells, marker, supply, info, cfg, out)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def record_one(bb, cells, marker, supply, info, cfg, out):
     """Exact VF-17 record of game 0's position (as if a round started now)."""
     _record(0, bb, cells, marker, supply, info, cfg, out)

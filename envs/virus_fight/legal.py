@@ -28,7 +28,6 @@ derived forms cost what the hand-fused samplers did.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from envs.core.cache import guard_cache
 from envs.virus_fight.board import _bit, _flood, _markerbits, _nbrs, _nth_bit, _popcount, _rand, _tz
@@ -49,92 +48,57 @@ from envs.virus_fight.constants import (
     U1,
     WRITE,
     action_offsets,
+    jit,
+    jit_inline,
 )
-from envs.virus_fight.params import C_CELLS, C_MAXPROG, C_N, C_PLAYERS, C_SEGLEN
+from envs.virus_fight.params import C_CELLS, C_MAXPROG, C_N, C_PLAYERS, C_SEGLEN, C_SEGMASK
 
 
-@njit(cache=True, error_model="numpy")
-def _move_sources(g, bb, marker, info, cfg):
-    """(active block, movable pieces) of the seat to act (VF-14 MOVE, VF-8)."""
-    s = info[g, I_CUR]
-    occ = bb[g, OCC]
-    block = _flood(_bit(marker[g, s]), occ, cfg)
-    return block, block & ~_markerbits(g, marker, info, cfg[C_PLAYERS])
-
-
-@njit(cache=True, error_model="numpy")
-def _write_targets(g, bb, marker, info, cfg):
+# Each rule's target set is a function of a few bitboards (no arrays: an array passed to
+# a helper costs Numba a reference-count pair per call, which made the legal set 6x
+# slower); the ``*_targets`` forms read game g's bitboards for the turn order (rules.py).
+@jit_inline
+def _write_set(block, occ, cfg):
     """Empty cells orthogonally adjacent to the active block (VF-14 WRITE)."""
-    s = info[g, I_CUR]
-    occ = bb[g, OCC]
-    block = _flood(_bit(marker[g, s]), occ, cfg)
     return _nbrs(block, cfg) & ~occ
 
 
-@njit(cache=True, error_model="numpy")
-def _erase_targets(g, bb, marker, info, cfg):
+@jit_inline
+def _erase_set(erasers, mk, cfg):
     """Cells next to an ERASE instruction of the active block, empty or unprotected (VF-14)."""
-    s = info[g, I_CUR]
-    occ = bb[g, OCC]
-    block = _flood(_bit(marker[g, s]), occ, cfg)
-    erasers = block & (bb[g, 9] | bb[g, 10] | bb[g, 11])
-    return _nbrs(erasers, cfg) & ~_markerbits(g, marker, info, cfg[C_PLAYERS])
+    return _nbrs(erasers, cfg) & ~mk
 
 
-@njit(cache=True, error_model="numpy")
-def _jump_targets(g, bb, marker, info, cfg):
+@jit_inline
+def _jump_set(block, occ, mk, cfg):
     """Unmarked instructions of the active block or of any empty block (VF-14 JUMP, VF-7)."""
-    s = info[g, I_CUR]
-    occ = bb[g, OCC]
-    mk = _markerbits(g, marker, info, cfg[C_PLAYERS])
-    block = _flood(_bit(marker[g, s]), occ, cfg)
     marked_blocks = _flood(mk, occ, cfg)
     return (block | (occ & ~marked_blocks)) & ~mk
 
 
-@njit(cache=True, error_model="numpy")
-def _step_targets(g, bb, marker, info, cfg):
+@jit_inline
+def _step_set(executed, occ, mk, cfg):
     """Unmarked instructions orthogonally adjacent to the executed one (VF-15)."""
-    s = info[g, I_CUR]
-    return (
-        _nbrs(_bit(marker[g, s]), cfg) & bb[g, OCC] & ~_markerbits(g, marker, info, cfg[C_PLAYERS])
-    )
+    return _nbrs(_bit(executed), cfg) & occ & ~mk
 
 
-@njit(cache=True, error_model="numpy")
-def _setup_cells(g, info, seg, cfg):
-    """Setup: segment cells where the next instruction may go (VF-10, VF-11)."""
-    s = info[g, I_CUR]
-    nset = info[g, I_NSET]
-    seglen = cfg[C_SEGLEN]
-    m = U0
-    if nset >= cfg[C_MAXPROG]:
-        return m
-    if nset == 0:
-        for i in range(seglen):
-            m |= _bit(seg[s, i])
-        return m
-    lo = info[g, I_RLO]
-    hi = info[g, I_RHI]
-    if lo > 0:
-        m |= _bit(seg[s, lo - 1])
-    if hi < seglen - 1:
-        m |= _bit(seg[s, hi + 1])
-    return m
+@jit
+def _jump_targets(g, bb, marker, info, cfg):
+    """VF-14 JUMP targets of game g's seat to act (:func:`_jump_set`)."""
+    occ = bb[g, OCC]
+    block = _flood(_bit(marker[g, info[g, I_CUR]]), occ, cfg)
+    return _jump_set(block, occ, _markerbits(g, marker, info, cfg[C_PLAYERS]), cfg)
 
 
-@njit(cache=True, error_model="numpy")
-def _setup_marks(g, info, seg):
-    s = info[g, I_CUR]
-    m = U0
-    if info[g, I_NSET] > 0:
-        for i in range(info[g, I_RLO], info[g, I_RHI] + 1):
-            m |= _bit(seg[s, i])
-    return m
+@jit
+def _step_targets(g, bb, marker, info, cfg):
+    """VF-15 marker-step targets of game g's seat to act (:func:`_step_set`)."""
+    mk = _markerbits(g, marker, info, cfg[C_PLAYERS])
+    return _step_set(marker[g, info[g, I_CUR]], bb[g, OCC], mk, cfg)
 
 
 # --------------------------------------------------------------------------- the legal set
-@njit(cache=True, error_model="numpy", inline="always")
+@jit_inline
 def _avail(g, supply, s):
     """12-bit mask of the pieces left in seat ``s``'s supply."""
     m = 0
@@ -144,38 +108,56 @@ def _avail(g, supply, s):
     return m
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@jit_inline
 def _move_dests(block, f, occ, cfg):
     """VF-14 MOVE: empty cells next to the active block once piece ``f`` has left it."""
     return _nbrs(block & ~_bit(f), cfg) & ~occ
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@jit_inline
 def _legal_set(g, bb, cells, marker, supply, info, seg, cfg):
     """The legal actions of game g's seat to act as bit groups (module docstring)."""
     ph = info[g, I_PHASE]
     s = info[g, I_CUR]
     if ph == PH_OVER:
         return U0, 0, U0, U0, U0, U0, U0, 0
-    if ph == PH_SETUP:
-        dest = _setup_cells(g, info, seg, cfg)
-        return dest, _avail(g, supply, s), _setup_marks(g, info, seg), U0, U0, U0, U0, 0
+    if ph == PH_SETUP:  # VF-10, VF-11: a contiguous run of the home segment, then the marker
+        nset = info[g, I_NSET]
+        lo = info[g, I_RLO]
+        hi = info[g, I_RHI]
+        dest = U0
+        marks = U0
+        if nset == 0:
+            dest = np.uint64(cfg[C_SEGMASK + s])  # anywhere on the home segment
+        else:
+            if nset < cfg[C_MAXPROG]:  # grow the run at either end
+                if lo > 0:
+                    dest |= _bit(seg[s, lo - 1])
+                if hi < cfg[C_SEGLEN] - 1:
+                    dest |= _bit(seg[s, hi + 1])
+            for i in range(lo, hi + 1):  # the marker goes on the program
+                marks |= _bit(seg[s, i])
+        return dest, _avail(g, supply, s), marks, U0, U0, U0, U0, 0
+    occ = bb[g, OCC]
+    mk = U0
+    for t in range(cfg[C_PLAYERS]):
+        if marker[g, t] >= 0:
+            mk |= _bit(marker[g, t])
     if ph == PH_STEP:
-        return U0, 0, _step_targets(g, bb, marker, info, cfg), U0, U0, U0, U0, 0
+        return U0, 0, _step_set(marker[g, s], occ, mk, cfg), U0, U0, U0, U0, 0
+    block = _flood(_bit(marker[g, s]), occ, cfg)
     kind = cells[g, marker[g, s]] // 3
     if kind == JUMP:
-        return U0, 0, _jump_targets(g, bb, marker, info, cfg), U0, U0, U0, U0, 0
+        return U0, 0, _jump_set(block, occ, mk, cfg), U0, U0, U0, U0, 0
     if kind == ERASE:
-        t = _erase_targets(g, bb, marker, info, cfg)
+        t = _erase_set(block & (bb[g, 9] | bb[g, 10] | bb[g, 11]), mk, cfg)
         return U0, 0, U0, t, U0, U0, U0, 1 if t == U0 else 0
     if kind == WRITE:
-        dest = _write_targets(g, bb, marker, info, cfg)
-        return dest, _avail(g, supply, s), U0, U0, U0, U0, U0, 1
-    block, movable = _move_sources(g, bb, marker, info, cfg)
-    return U0, 0, U0, U0, block, movable, bb[g, OCC], 1
+        return _write_set(block, occ, cfg), _avail(g, supply, s), U0, U0, U0, U0, U0, 1
+    return U0, 0, U0, U0, block, block & ~mk, occ, 1  # MOVE: pieces off the markers (VF-8)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@jit_inline
 def _count(L, cfg):
     """Number of legal actions in the legal set ``L`` (0 once the game is over)."""
     dest, avail, marks, erase, block, movable, occ, npass = L
@@ -194,7 +176,7 @@ def _count(L, cfg):
     return n
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@jit_inline
 def _nth_action(L, r, cfg):
     """The r-th legal action of ``L`` in canonical order (0 <= r < ``_count``), else -1."""
     dest, avail, marks, erase, block, movable, occ, npass = L
@@ -230,7 +212,7 @@ def _nth_action(L, r, cfg):
     return -1
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@jit_inline
 def _is_legal(L, a, cfg):
     """Whether action ``a`` is in the legal set ``L`` (the check of a caller's action)."""
     dest, avail, marks, erase, block, movable, occ, npass = L
@@ -253,7 +235,7 @@ def _is_legal(L, a, cfg):
     return npass == 1
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@jit_inline
 def _fill_from(L, cfg, row):
     """Write the legal set ``L`` into the bool row (cleared first)."""
     dest, avail, marks, erase, block, movable, occ, npass = L
@@ -287,7 +269,7 @@ def _fill_from(L, cfg, row):
 
 
 # --------------------------------------------------------------------------- derived forms
-@njit(cache=True, error_model="numpy")
+@jit
 def _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, pick):
     """(number of legal actions, the pick-th of them in canonical order or -1).
 
@@ -300,7 +282,7 @@ def _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, pick):
     return n, _nth_action(L, pick, cfg)
 
 
-@njit(cache=True, error_model="numpy")
+@jit_inline
 def _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg):
     """A uniformly random legal action of game g from its own key (-1 when over):
     ``_nth_legal(.., _rand(rng, g, count))``, one draw per decision."""
@@ -310,18 +292,31 @@ def _random_legal(g, bb, cells, marker, supply, info, rng, seg, cfg):
     return _nth_action(L, _rand(rng, g, _count(L, cfg)), cfg)
 
 
-@njit(cache=True, error_model="numpy")
+@jit_inline
 def _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, row):
     """Write the legal actions of game g into the bool row (cleared first)."""
     _fill_from(_legal_set(g, bb, cells, marker, supply, info, seg, cfg), cfg, row)
 
 
-@njit(cache=True, error_model="numpy")
+@jit_inline
 def _legal_of(g, bb, cells, marker, supply, info, seg, cfg, a):
     """Whether action ``a`` is legal in game g (False once the game is over)."""
     if info[g, I_PHASE] == PH_OVER:
         return False
     return _is_legal(_legal_set(g, bb, cells, marker, supply, info, seg, cfg), a, cfg)
+
+
+@jit
+def _illegal_games(bb, cells, marker, supply, info, seg, cfg, actions, bad):
+    """bad[g] = running game g's action is not legal (a finished game ignores its own);
+    returns how many are bad. The check of the facade's ``step`` and ``learner_step``."""
+    nbad = 0
+    for g in range(bb.shape[0]):
+        bad[g] = info[g, I_PHASE] != PH_OVER and not _legal_of(
+            g, bb, cells, marker, supply, info, seg, cfg, actions[g]
+        )
+        nbad += bad[g]
+    return nbad
 
 
 guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

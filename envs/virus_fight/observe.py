@@ -1,19 +1,31 @@
-"""Virus Fight observation planes from one seat's point of view, float32 or compact uint8.
+"""Virus Fight observations from one seat's point of view: float32 planes and dense codes.
 
-Why two encodings of one body: a learner's step is bound by the bytes it writes, and all
-planes but two hold small integers. :func:`_planes` writes either the float32 planes of
-the AEC env (unchanged) or uint8 codes, 4x fewer bytes, that the consumer turns into the
-same floats with ``codes * obs_scale(P)`` (per plane; :func:`decode`):
+Why two encodings of one content: a learner's step is bound by the bytes it writes, and
+the planes repeat what a few numbers say (a supply count fills a whole plane, a cell holds
+at most one piece). :func:`_codes` writes one uint8 row per game, ``code_length(n, P)``
+= ``n * n + 15P + 3`` bytes (58 on 2p 5x5, against 1,175 for uint8 planes and 4,700 for
+float32 ones); :func:`_expand` turns a row into the planes, on the consumer's side
+(:func:`decode`) and for the AEC env's float32 planes (:func:`_observe`), so both say the
+same by construction. The row, each seat listed from the observer on:
 
-* pieces, markers, alive, first player, phase: 0/1 in both encodings;
-* supplies: the count of each piece in each supply (exact);
-* round / max_rounds: uint8 ``floor(255 * round / max_rounds)``, scale 1/255 (the only
-  lossy plane: steps of 1/255 of the round limit);
-* repetition count / 3 (VF-17): uint8 0..3, scale 1/3 (exact).
+==================  ====================================================================
+bytes               meaning
+==================  ====================================================================
+``[0, N)``          piece code + 1 at each cell, 0 when empty or hidden (VF-11)
+``[N, N+P)``        marker cell + 1 of each seat, 0 when none or hidden
+``[N+P, N+13P)``    the count of each of the 12 pieces in each seat's supply
+``[N+13P, N+14P)``  1 while the seat is in
+``[N+14P, N+15P)``  1 for the first player of the round
+``N+15P``           the phase (0 setup, 1 effect, 2 marker step, 3 over)
+``N+15P+1``         ``floor(255 * round / max_rounds)``: steps of 1/255 of the round limit
+                    (the only lossy value; the AEC planes hold the exact fraction)
+``N+15P+2``         the repetition count (VF-17), 0..3
+==================  ====================================================================
 
 Planes (``obs_channels(P)`` = 17 + 15P): 12 pieces (``3 * kind + size - 1``), P markers,
-12P supplies, P alive, P first player, 3 phase, round, repetition, each seat listed from
-the observer on. During the hidden setup (VF-11) only the observer's own program shows.
+12P supplies, P alive, P first player, 3 phase, round, repetition / 3, each seat listed
+from the observer on. During the hidden setup (VF-11) only the observer's own program
+shows.
 """
 
 from __future__ import annotations
@@ -31,21 +43,18 @@ from envs.virus_fight.constants import (
     NPIECE,
     PH_SETUP,
     U1,
+    jit,
 )
 from envs.virus_fight.params import C_CELLS, C_FULL, C_MAX_ROUNDS, C_N, C_PLAYERS, C_SEGMASK
 
 
 def obs_scale(num_players: int) -> np.ndarray:
-    """(obs_channels,) float32 value of one uint8 code per plane (module docstring)."""
+    """(obs_channels,) float32 value of one unit per plane (the round's 1/255, the
+    repetition's 1/3, else 1): what a code stands for once :func:`decode` expanded it."""
     scale = np.ones(obs_channels(num_players), dtype=np.float32)
     scale[-2] = 1.0 / 255.0
     scale[-1] = 1.0 / 3.0
     return scale
-
-
-def decode(codes: np.ndarray, num_players: int) -> np.ndarray:
-    """float32 planes of compact (..., C, n, n) uint8 observations (the consumer's side)."""
-    return np.multiply(codes, obs_scale(num_players)[:, None, None], dtype=np.float32)
 
 
 def obs_channels(num_players: int) -> int:
@@ -53,13 +62,37 @@ def obs_channels(num_players: int) -> int:
     return 17 + 15 * num_players
 
 
-@njit(cache=True, error_model="numpy")
-def _planes(g, seat, bb, cells, marker, supply, info, cfg, out, compact):
-    """Planes of game g from ``seat``'s point of view into ``out`` (float or uint8 codes)."""
-    n = cfg[C_N]
+def code_length(board_size: int, num_players: int) -> int:
+    """Bytes of one game's dense code row (module docstring)."""
+    return board_size * board_size + 15 * num_players + 3
+
+
+def decode(codes: np.ndarray, num_players: int) -> np.ndarray:
+    """float32 planes (..., C, n, n) of learner observations (the consumer's side): uint8
+    planes (``codes * obs_scale``, one scale per plane) or dense (..., code_length) rows."""
+    codes = np.asarray(codes)
+    if codes.dtype != np.uint8 or codes.ndim < 1:
+        raise ValueError(f"decode: codes must be uint8, got {codes.dtype}{codes.shape}")
+    C = obs_channels(num_players)
+    if codes.ndim >= 3 and codes.shape[-3] == C and codes.shape[-1] == codes.shape[-2]:
+        return np.multiply(codes, obs_scale(num_players)[:, None, None], dtype=np.float32)
+    n = int(round((codes.shape[-1] - 15 * num_players - 3) ** 0.5))
+    if code_length(n, num_players) != codes.shape[-1]:
+        raise ValueError(
+            f"decode: rows of {codes.shape[-1]} bytes are not codes of {num_players} players"
+        )
+    lead = codes.shape[:-1]
+    flat = np.ascontiguousarray(codes.reshape(-1, codes.shape[-1]))
+    out = np.zeros((flat.shape[0], C * n * n), np.float32)
+    _decode_loop(flat, num_players, n, out)
+    return out.reshape(*lead, C, n, n)
+
+
+@jit
+def _codes(g, seat, cells, marker, supply, info, cfg, out):
+    """Dense code row of game g from ``seat``'s point of view into ``out`` (uint8)."""
     N = cfg[C_CELLS]
     P = cfg[C_PLAYERS]
-    out[:] = 0.0
     ph = info[g, I_PHASE]
     setup = ph == PH_SETUP
     visible = np.uint64(cfg[C_FULL])
@@ -67,45 +100,64 @@ def _planes(g, seat, bb, cells, marker, supply, info, cfg, out, compact):
         visible = np.uint64(cfg[C_SEGMASK + seat])
     for c in range(N):
         p = cells[g, c]
-        if p >= 0 and (visible >> np.uint64(c)) & U1:
-            out[p, c // n, c % n] = 1.0
+        out[c] = p + 1 if p >= 0 and (visible >> np.uint64(c)) & U1 else 0
     alive = info[g, I_ALIVE]
-    base_sup = 12 + P
-    base_alive = base_sup + 12 * P
-    base_first = base_alive + P
-    base_phase = base_first + P
     for j in range(P):
         s = (seat + j) % P  # own first, then the others in seat order
-        if setup and j > 0:
-            continue  # VF-11: nothing of another program, not even its supply
-        c = marker[g, s]
-        if c >= 0:
-            out[12 + j, c // n, c % n] = 1.0
-        if (alive >> s) & 1:
-            out[base_alive + j] = 1.0
-            for p in range(NPIECE):
-                v = supply[g, s, p]
-                if v:
-                    out[base_sup + 12 * j + p] = v
-        if not setup and info[g, I_FIRST] == s:
-            out[base_first + j] = 1.0
-    if setup and P > 1:
-        for j in range(1, P):
-            out[base_alive + j] = 1.0
-    if ph < 3:
-        out[base_phase + ph] = 1.0
-    if compact:
-        out[base_phase + 3] = min((255 * np.int64(info[g, I_ROUND])) // cfg[C_MAX_ROUNDS], 255)
-        out[base_phase + 4] = info[g, I_REP]
+        shown = not (setup and j > 0)  # VF-11: nothing of another program, not its supply
+        live = shown and ((alive >> s) & 1) == 1
+        out[N + j] = marker[g, s] + 1 if shown and marker[g, s] >= 0 else 0
+        for p in range(NPIECE):
+            out[N + P + 12 * j + p] = supply[g, s, p] if live else 0
+        out[N + 13 * P + j] = 1 if live or not shown else 0
+        out[N + 14 * P + j] = 1 if not setup and info[g, I_FIRST] == s else 0
+    out[N + 15 * P] = ph
+    out[N + 15 * P + 1] = min((255 * np.int64(info[g, I_ROUND])) // cfg[C_MAX_ROUNDS], 255)
+    out[N + 15 * P + 2] = info[g, I_REP]
+
+
+@jit
+def _expand(code, n, P, out, raw):
+    """The planes of one code row into the flat row ``out`` (C * n * n), cleared first:
+    floats, or with ``raw`` the uint8 planes (round and repetition as their codes)."""
+    N = n * n
+    out[:] = 0
+    for c in range(N):
+        if code[c]:
+            out[(code[c] - 1) * N + c] = 1
+    for j in range(P):
+        if code[N + j]:
+            out[(12 + j) * N + code[N + j] - 1] = 1
+    for k in range(14 * P):  # supplies, alive, first: one number per plane
+        if code[N + P + k]:
+            out[(12 + P + k) * N : (13 + P + k) * N] = code[N + P + k]
+    base = (12 + 15 * P) * N  # the phase planes, then round and repetition
+    if code[N + 15 * P] < 3:
+        out[base + code[N + 15 * P] * N : base + (code[N + 15 * P] + 1) * N] = 1
+    if raw:
+        out[base + 3 * N : base + 4 * N] = code[N + 15 * P + 1]
+        out[base + 4 * N : base + 5 * N] = code[N + 15 * P + 2]
     else:
-        out[base_phase + 3] = info[g, I_ROUND] / cfg[C_MAX_ROUNDS]
-        out[base_phase + 4] = info[g, I_REP] / 3.0
+        out[base + 3 * N : base + 4 * N] = code[N + 15 * P + 1] / 255.0
+        out[base + 4 * N : base + 5 * N] = code[N + 15 * P + 2] / 3.0
+
+
+@jit
+def _decode_loop(codes, P, n, out):
+    for b in range(codes.shape[0]):
+        _expand(codes[b], n, P, out[b], False)
 
 
 @njit(cache=True, error_model="numpy")
 def _observe(g, seat, bb, cells, marker, supply, info, cfg, out):
-    """float32 planes of game g from ``seat``'s point of view into ``out``."""
-    _planes(g, seat, bb, cells, marker, supply, info, cfg, out, False)
+    """float32 planes (C, n, n) of game g from ``seat``'s point of view into ``out``: the
+    expanded code row, with the round plane exact (``round / max_rounds``)."""
+    n = cfg[C_N]
+    code = np.empty(cfg[C_CELLS] + 15 * cfg[C_PLAYERS] + 3, np.uint8)
+    _codes(g, seat, cells, marker, supply, info, cfg, code)
+    flat = out.reshape(out.size)
+    _expand(code, n, cfg[C_PLAYERS], flat, False)
+    out[out.shape[0] - 2] = info[g, I_ROUND] / cfg[C_MAX_ROUNDS]
 
 
 guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

@@ -8,7 +8,6 @@ says which actions exist. The rules are ``docs/virus_fight.md``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from envs.core.cache import guard_cache
 from envs.virus_fight.board import _place, _rand, _remove
@@ -36,12 +35,14 @@ from envs.virus_fight.constants import (
     U0,
     U1,
     action_offsets,
+    jit,
+    jit_inline,
 )
 from envs.virus_fight.legal import _jump_targets, _step_targets
 from envs.virus_fight.params import C_CELLS, C_MAX_ROUNDS, C_N, C_PLAYERS, C_SEGLEN
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _record(g, bb, cells, marker, supply, info, cfg, out):
     """Exact record of a round-start position (VF-17): board, markers, supplies of the
     players still in, first player."""
@@ -60,30 +61,33 @@ def _record(g, bb, cells, marker, supply, info, cfg, out):
     out[4] |= np.uint64(info[g, I_FIRST]) << np.uint64(28)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
+def _supply_key(g, s, supply):
+    """VF-17 adjudication key of seat s (larger is better): pieces, then pips in supply."""
+    pieces = 0
+    pips = 0
+    for p in range(NPIECE):
+        pieces += supply[g, s, p]
+        pips += supply[g, s, p] * (p % 3 + 1)
+    return pieces * 1000 + pips
+
+
+@jit
 def _adjudicate(g, supply, info, cfg, rew):
     """VF-17: rank players still in by pieces then pips in supply."""
     P = cfg[C_PLAYERS]
     alive = info[g, I_ALIVE]
     best = -1
-    keys = np.zeros(4, dtype=np.int64)
     for s in range(P):
         if (alive >> s) & 1:
-            pieces = 0
-            pips = 0
-            for p in range(NPIECE):
-                pieces += supply[g, s, p]
-                pips += supply[g, s, p] * (p % 3 + 1)
-            keys[s] = pieces * 1000 + pips
-            if keys[s] > best:
-                best = keys[s]
+            best = max(best, _supply_key(g, s, supply))
     ntop = 0
     for s in range(P):
-        if (alive >> s) & 1 and keys[s] == best:
+        if (alive >> s) & 1 and _supply_key(g, s, supply) == best:
             ntop += 1
     for s in range(P):
         if (alive >> s) & 1:
-            if keys[s] == best:
+            if _supply_key(g, s, supply) == best:
                 r = 1 if ntop == 1 else 0
             else:
                 r = -1
@@ -93,7 +97,7 @@ def _adjudicate(g, supply, info, cfg, rew):
     info[g, I_CUR] = -1
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _eliminate(g, s, marker, info, cfg, rew):
     """VF-15/VF-14 JUMP: seat s is out (-1); the last one standing wins (VF-16).
 
@@ -118,7 +122,7 @@ def _eliminate(g, s, marker, info, cfg, rew):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _start_round(g, bb, cells, marker, supply, info, hist, cfg, rew):
     """Repetition check at the start of a round (VF-17). Returns True if the game ended.
 
@@ -149,7 +153,7 @@ def _start_round(g, bb, cells, marker, supply, info, hist, cfg, rew):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _next_first(g, cells, marker, info, cfg):
     """VF-13: first player of the next round."""
     P = cfg[C_PLAYERS]
@@ -170,42 +174,47 @@ def _next_first(g, cells, marker, info, cfg):
     return prev  # unreachable: some seat is alive
 
 
-@njit(cache=True, error_model="numpy")
+@jit
+def _first_key(g, s, bb, cells, marker, seg, cfg):
+    """VF-12 order key of seat s (smaller is better)."""
+    occ = bb[g, OCC]
+    cnt = 0
+    pips = 0
+    for i in range(cfg[C_SEGLEN]):
+        c = seg[s, i]
+        if (occ >> np.uint64(c)) & U1:
+            cnt += 1
+            pips += cells[g, c] % 3 + 1
+    msize = cells[g, marker[g, s]] % 3 + 1
+    # fewer pieces, then fewer pips, then the larger marked size
+    return cnt * 10000 + pips * 10 + (3 - msize)
+
+
+@jit
 def _first_of_game(g, bb, cells, marker, info, rng, seg, cfg):
     """VF-12: fewest instructions, then lowest pips, then largest marked one, then RNG."""
     P = cfg[C_PLAYERS]
-    key = np.zeros(4, dtype=np.int64)
     best = -1
-    occ = bb[g, OCC]
     for s in range(P):
-        cnt = 0
-        pips = 0
-        for i in range(cfg[C_SEGLEN]):
-            c = seg[s, i]
-            if (occ >> np.uint64(c)) & U1:
-                cnt += 1
-                pips += cells[g, c] % 3 + 1
-        msize = cells[g, marker[g, s]] % 3 + 1
-        # smaller key is better: fewer pieces, fewer pips, larger marked size
-        key[s] = cnt * 10000 + pips * 10 + (3 - msize)
-        if best < 0 or key[s] < best:
-            best = key[s]
+        key = _first_key(g, s, bb, cells, marker, seg, cfg)
+        if best < 0 or key < best:
+            best = key
     ntie = 0
     for s in range(P):
-        if key[s] == best:
+        if _first_key(g, s, bb, cells, marker, seg, cfg) == best:
             ntie += 1
     pick = 0
     if ntie > 1:
         pick = _rand(rng, g, ntie)
     for s in range(P):
-        if key[s] == best:
+        if _first_key(g, s, bb, cells, marker, seg, cfg) == best:
             if pick == 0:
                 return s
             pick -= 1
     return 0
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@jit_inline
 def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round):
     """Pass the turn on: next seat of the round, round ends (VF-13, VF-17), and the
     eliminations that need no decision (VF-14 JUMP without target)."""
@@ -243,7 +252,7 @@ def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round)
         return
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@jit_inline
 def _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
     """Apply legal action a to game g; rewards of seats done in this step go to rew."""
     N = cfg[C_CELLS]

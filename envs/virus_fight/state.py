@@ -1,4 +1,4 @@
-"""The Virus Fight batch state (:class:`VFState`), as ``state.py`` holds Proteus's.
+"""The Virus Fight batch state (:class:`VFState`), in ``state.py`` as every board game's.
 
 Why apart from the facade: the state class is the layer every Virus Fight module shares
 (kernels' callers, the facade, positions, rendering); the arrays are described in
