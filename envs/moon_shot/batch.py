@@ -142,16 +142,18 @@ def check_batch(
     game unchanged. Every row is checked, finished games' rows too. ``bad`` (if given)
     marks the rows at fault.
     """
-    arr = _real(actions)
+    try:
+        arr = _real(actions)
+    except ValueError as exc:
+        raise ValueError(f"{game}: {exc}; no game was changed") from None
     if arr.shape != (batch, ACTION_SIZE):
         raise ValueError(
             f"{game}: actions must have shape ({batch}, {ACTION_SIZE}) for a batch of "
             f"{batch} games, got shape {arr.shape}"
         )
-    try:
-        a = np.ascontiguousarray(arr, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{game}: actions must be numeric, got dtype {arr.dtype}") from exc
+    if arr.dtype.kind not in "iuf":  # no text, bytes, objects or booleans
+        raise ValueError(f"{game}: actions must be real numbers, got dtype {arr.dtype}")
+    a = np.ascontiguousarray(arr, dtype=np.float64)
     rows = ~(np.isfinite(a) & (np.abs(a) <= 1.0)).all(axis=1)
     if bad is not None:
         bad[:] = rows
@@ -484,16 +486,22 @@ class MoonShotBatch(_ShotGames):
             np.asarray(actions, np.float64), np.asarray(seeds, np.uint64), self.config, record
         )
 
-    def shoot(self, state: GameState, actions: np.ndarray, record: bool = False) -> Shots:
+    def shoot(
+        self, state: GameState, actions: np.ndarray, record: bool = False, validate: bool = True
+    ) -> Shots:
         """The turn loop, written once: in every running game the seat to shoot shoots its
         row of ``actions`` (B, 4) (rows of finished games are ignored).
 
         ONE physics call for all running games, noise from ``shot_seeds(key, turn)``,
         then ``turn_step`` (MS-14..MS-17, MS-19) in place. Returns the running games'
-        shots, in batch order.
+        shots, in batch order. ``validate``: as :meth:`step` (:func:`check_batch`; a bad
+        action raises ValueError naming the games, and no game changes).
         """
         alive = np.flatnonzero(~state.done)
-        a = np.asarray(actions, dtype=np.float64).reshape(-1, ACTION_SIZE)
+        if validate:
+            a = check_batch(actions, len(state.done), self.name)
+        else:
+            a = np.asarray(actions, dtype=np.float64).reshape(-1, ACTION_SIZE)
         if len(a) != len(state.done):
             raise ValueError(f"actions must have shape ({len(state.done)}, 4), got {a.shape}")
         seeds = S.shot_seeds(state.key[alive], state.turn[alive])
@@ -543,7 +551,7 @@ class MoonShotBatch(_ShotGames):
     def _advance(self, state: GameState, actions: np.ndarray) -> np.ndarray:
         """The MS-17 final rewards of the games that end in this shot (0 elsewhere)."""
         before = state.done.copy()
-        self.shoot(state, actions)
+        self.shoot(state, actions, validate=False)  # step checked them (or was told not to)
         ended = state.done & ~before
         rewards = np.zeros(state.scores.shape, np.float32)
         rewards[ended] = state.rewards[ended]
@@ -610,11 +618,13 @@ class MoonShotSoloBatch(_ShotGames):
         ).astype(np.float32)
 
     def shoot(
-        self, state: SoloState, actions: np.ndarray, record: bool = False
+        self, state: SoloState, actions: np.ndarray, record: bool = False, validate: bool = True
     ) -> tuple[np.ndarray, Shots]:
         """The solo loop, written once: one shot for every episode of ``state`` (ONE physics
         call, noise from ``shot_seeds(key, shots taken)``), then MS-21's ``solo_step``.
-        Returns ((N,) float64 rewards, the N shots)."""
+        Returns ((N,) float64 rewards, the N shots). ``validate``: as :meth:`step`."""
+        if validate:
+            actions = check_batch(actions, len(state.done), self.name)
         seeds = S.shot_seeds(state.key, state.shots)
         shots = run_shots(actions, seeds, self.game, record=record)
         sc = shots.score
@@ -641,7 +651,7 @@ class MoonShotSoloBatch(_ShotGames):
         rewards = np.zeros((len(state.done), 1), np.float32)
         if len(alive):
             sub = self.take(state, alive)
-            r, _ = self.shoot(sub, actions[alive])
+            r, _ = self.shoot(sub, actions[alive], validate=False)
             self.put(state, alive, sub)
             rewards[alive, 0] = r
         return rewards

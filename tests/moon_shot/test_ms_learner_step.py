@@ -99,6 +99,9 @@ def test_bad_actions_are_rejected_with_the_batch_unchanged(make, bad) -> None:
     with pytest.raises(ValueError, match=r"MS-5"):
         g.step(st, a)
     assert _same(_arrays(st), before)
+    with pytest.raises(ValueError, match=r"game 3"):
+        g.shoot(st, a)  # the raw turn loop checks too
+    assert _same(_arrays(st), before)
 
 
 @pytest.mark.parametrize(
@@ -110,15 +113,19 @@ def test_bad_actions_are_rejected_with_the_batch_unchanged(make, bad) -> None:
         np.zeros((5, 4), complex),  # complex
         np.full((5, 4), "x"),  # not numeric
         [[0.0, 0.0, 0.0, None]] * 5,  # object
+        np.full((5, 4), "0.5"),  # numeric text is text too
+        np.zeros((5, 4), bool),  # booleans are no shots
     ],
-    ids=["batch", "size", "flat", "complex", "text", "none"],
+    ids=["batch", "size", "flat", "complex", "text", "none", "numeric-text", "bool"],
 )
 def test_malformed_actions_are_rejected(actions) -> None:
     g = MoonShotBatch()
     st = g.init(5, seed=0)
     before = _arrays(st)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="moon_shot"):
         g.learner_step(st, actions, g.learner_buffers(5))
+    with pytest.raises(ValueError, match="moon_shot"):
+        g.shoot(st, actions)
     assert _same(_arrays(st), before)
 
 
