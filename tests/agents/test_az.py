@@ -1,0 +1,72 @@
+"""The shipped AlphaZero agents ``az`` / ``az-policy`` (issue #12 item 3).
+
+Their weights are package data (``agents/weights``); the test loads each shipped file,
+checks it fits its game, and measures both agents against ``random`` over a small number
+of seat-swapped games (a learned agent that loses to random is broken weights or a
+broken observation path). No speed is asserted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from agents.az import AZAgent, load_weights, shipped_players, weights_path  # noqa: E402
+from agents.measure import measure  # noqa: E402
+from agents.registry import agent_names, make_agent, resolve  # noqa: E402
+from envs import registry  # noqa: E402
+from envs.core.agent import ActContext  # noqa: E402
+
+SHIPPED = [(g, p) for g in registry.names() for p in shipped_players(g)]
+
+
+def test_some_weights_are_shipped() -> None:
+    assert len(SHIPPED) >= 2
+    for game, players in SHIPPED:
+        assert weights_path(game, players).stat().st_size < 4_000_000  # a few MB at most
+
+
+@pytest.mark.parametrize(("game", "players"), SHIPPED)
+def test_shipped_weights_load_and_fit(game: str, players: int) -> None:
+    net = load_weights(weights_path(game, players))
+    facade = registry.make_batch(game, players)
+    assert net.meta["obs_shape"] == list(facade.obs_shape)
+    assert net.meta["num_actions"] == facade.num_actions
+    assert {"az", "az-policy"} <= set(agent_names(game))
+    resolve(game, "az:8")
+
+
+@pytest.mark.parametrize(("game", "players"), SHIPPED)
+def test_shipped_network_with_search_beats_random(game: str, players: int) -> None:
+    """``az:16`` (the shipped network guiding a small search) against ``random``.
+
+    The network alone (``az-policy``) is not asserted here: the shipped 2-player board
+    networks of 30-40 minutes of training on a loaded 2-core machine do not all beat
+    random on their own (measured in docs/results.md).
+    """
+    r = measure(game, "az:16", "random", games=20, players=players, seed=5)
+    assert r["wins"] >= 14, r  # seat-swapped 10 + 10 games
+
+
+def test_az_agent_plays_legal_moves_and_needs_context() -> None:
+    game, players = SHIPPED[0]
+    facade = registry.make_batch(game, players)
+    state = facade.init(3, seed=1)
+    seats = facade.current_player(state)
+    obs = facade.observe(state, seats)
+    mask = facade.legal_mask(state)
+    for name in ("az-policy", "az:4"):
+        a = make_agent(game, name, seed=0).act(obs, mask, ActContext(facade, state, seats))
+        assert mask[np.arange(3), a].all()
+    with pytest.raises(ValueError, match="ActContext"):
+        AZAgent(4).act(obs, mask, None)
+    with pytest.raises(ValueError, match="simulations"):
+        AZAgent(-1)
+
+
+def test_unknown_az_budget_is_named() -> None:
+    game = SHIPPED[0][0]
+    with pytest.raises(ValueError, match="az:N needs an integer"):
+        resolve(game, "az:many")
