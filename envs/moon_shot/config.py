@@ -10,7 +10,9 @@ kernels read). Variants: MS-3 (tube distance), MS-6 (noise), MS-16 (rounds), MS-
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -80,3 +82,42 @@ class MoonShotConfig:
             raise ValueError(
                 f"num_players must be an integer in {low}..{high}, got {self.num_players}"
             )
+
+
+#: The positional order of the env constructors before 0.4.0 (keyword-only since).
+TURN_ORDER = (
+    "num_players", "noise", "close_tube", "full_landing", "full_colony", "target_score",
+    "max_rounds", "tube_distance", "params",
+)  # fmt: skip
+SOLO_ORDER = (
+    "noise", "close_tube", "full_landing", "full_colony", "tube_distance", "max_shots", "params",
+)  # fmt: skip
+
+
+def positional_rules(
+    owner: str, args: tuple[Any, ...], order: tuple[str, ...], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """``kwargs`` plus the deprecated positional ``args`` named by ``order``.
+
+    Why: the env constructors took their rules positionally until 0.3.0; a call that still
+    does keeps working (with a DeprecationWarning) instead of failing with a TypeError.
+    """
+    if not args:
+        return kwargs
+    if len(args) > len(order):
+        raise TypeError(
+            f"{owner}() takes at most {len(order)} positional arguments, got {len(args)}"
+        )
+    names = order[: len(args)]
+    warnings.warn(
+        f"{owner}: positional arguments are deprecated since 0.4.0; pass "
+        + ", ".join(f"{n}=" for n in names)
+        + " by keyword",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    for name, value in zip(names, args, strict=True):
+        if name in kwargs:
+            raise TypeError(f"{owner}() got multiple values for argument {name!r}")
+        kwargs[name] = value
+    return kwargs

@@ -35,6 +35,7 @@ from envs.moon_shot.batch import (
     observe,
     run_shots,
 )
+from envs.moon_shot.config import TURN_ORDER, positional_rules
 from envs.moon_shot.params import PhysicsParams
 from envs.moon_shot.solo import check_shots
 from envs.moon_shot.state import OUTCOME_NAMES
@@ -154,9 +155,9 @@ class MoonShotEnv(_SharedSetup, AECEnv):
         "render_fps": 30,
     }
 
-    def __init__(self, *, render_mode: str | None = None, **rules: Any) -> None:
+    def __init__(self, *args: Any, render_mode: str | None = None, **rules: Any) -> None:
         super().__init__()
-        self._setup(render_mode, rules)
+        self._setup(render_mode, positional_rules("MoonShotEnv", args, TURN_ORDER, rules))
         self.last_shooter = -1
 
     # -- PettingZoo API ------------------------------------------------------------------
@@ -285,9 +286,9 @@ class MoonShotParallelEnv(_SharedSetup, ParallelEnv):
     }
 
     def __init__(
-        self, *, clip_actions: bool = False, render_mode: str | None = None, **rules: Any
+        self, *args: Any, clip_actions: bool = False, render_mode: str | None = None, **rules: Any
     ) -> None:
-        self._setup(render_mode, rules)
+        self._setup(render_mode, positional_rules("MoonShotParallelEnv", args, TURN_ORDER, rules))
         self.clip_actions = bool(clip_actions)
 
     def _observations(self) -> dict[str, np.ndarray]:

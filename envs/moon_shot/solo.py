@@ -44,6 +44,7 @@ from gymnasium import spaces
 from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots
 from envs.moon_shot.batch import SOLO_OBS_SIZE as SOLO_OBS_SIZE  # re-exported (old home)
 from envs.moon_shot.batch import check_shots as check_shots  # re-exported (old home)
+from envs.moon_shot.config import SOLO_ORDER, positional_rules
 from envs.moon_shot.state import SoloState, new_solo
 
 #: Solo endings by ``SoloState.outcome`` code (the round limit is ``max_shots`` here).
@@ -71,10 +72,10 @@ class MoonShotSoloEnv(gym.Env):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 30}
 
-    def __init__(
-        self, *, max_shots: int = 20, render_mode: str | None = None, **rules: Any
-    ) -> None:
-        self.config = MoonShotSoloBatch(max_shots=max_shots, **rules)  # rules: see above
+    def __init__(self, *args: Any, render_mode: str | None = None, **rules: Any) -> None:
+        # rules: see above (max_shots default 20); positional rules are deprecated
+        rules = positional_rules("MoonShotSoloEnv", args, SOLO_ORDER, rules)
+        self.config = MoonShotSoloBatch(**rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "

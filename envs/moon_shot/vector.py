@@ -30,6 +30,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envs.moon_shot.batch import ACTION_SIZE, MoonShotSoloBatch, Shots
+from envs.moon_shot.config import SOLO_ORDER, positional_rules
 from envs.moon_shot.scoring import KIND_NAMES
 from envs.moon_shot.solo import SOLO_OUTCOME_NAMES, check_shots, new_key
 from envs.moon_shot.state import SoloState, new_solo
@@ -47,8 +48,7 @@ class MoonShotSoloVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 1,
-        *,
-        max_shots: int = 20,
+        *args: Any,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         **rules: Any,
@@ -64,7 +64,8 @@ class MoonShotSoloVectorEnv(VectorEnv):
         self.autoreset_mode = mode
         self.render_mode = render_mode
         self.num_envs = int(num_envs)
-        self.config = MoonShotSoloBatch(max_shots=max_shots, **rules)  # as MoonShotSoloEnv's
+        rules = positional_rules("MoonShotSoloVectorEnv", args, SOLO_ORDER, rules)
+        self.config = MoonShotSoloBatch(**rules)  # as MoonShotSoloEnv's (max_shots default 20)
         self.single_observation_space = self.config.observation_space()
         self.single_action_space = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
