@@ -15,21 +15,7 @@ from tests import fuzz_actions as fuzz
 CASES = 250
 
 
-#: facades the recorded run found still taking bad actions (docs/testing.md, "Bad actions")
-OPEN = {
-    "moon_shot:2": "shoot() accepts strings, bytes, complex and (4, B)-shaped actions, "
-    "checks only running games' rows and names neither the game nor the games at fault",
-}
-
-
-def _keys() -> list[object]:
-    return [
-        pytest.param(k, marks=pytest.mark.xfail(reason=OPEN[k], strict=False)) if k in OPEN else k
-        for k in fuzz.facades()
-    ]
-
-
-@pytest.mark.parametrize("key", _keys())
+@pytest.mark.parametrize("key", fuzz.facades())
 def test_bad_actions_are_refused_and_change_no_game(key: str) -> None:
     counts = fuzz.run_in_process(key, CASES, seed=1)
     failures = {f"{k}/{o}": c for (k, o), c in counts.items() if o in fuzz.FAILURES}
