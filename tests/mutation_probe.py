@@ -6,17 +6,22 @@ Run from the repository root::
     python -m tests.mutation_probe                  # every mutant, writes results/mutation_probe.json
     python -m tests.mutation_probe --only PR-17-mover VF-17-pieces-first
     python -m tests.mutation_probe --game proteus --list
+    python -m tests.mutation_probe --check           # snippets only, no test run (seconds)
 
 Each mutant is (id, game, file, exact original snippet, replacement, rule, description);
-the snippet is looked for in the file and, should the code have moved, anywhere in the
-game's package ``envs/<game>/``. For each one the committed tree (``git archive HEAD``, or the working tree with
-``--worktree``) is copied into a temporary folder, the snippet is replaced there (it
-must occur exactly once, else the mutant is reported as ``stale`` or ``ambiguous``,
-never skipped), and the game's test files run with ``-x -p no:cacheprovider`` and
+``file`` is where the snippet was last seen, but the snippet is looked for in every Python
+file of the game's package ``envs/<game>/``. For each one the committed tree (``git
+archive HEAD``, or the working tree with ``--worktree``) is copied into a temporary
+folder, the snippet is replaced there (it must occur exactly once in the package, else
+the mutant is reported as ``stale`` or ``ambiguous``, never skipped), and the game's test files run with ``-x -p no:cacheprovider`` and
 ``NUMBA_CACHE_DIR`` inside the copy, so that a mutant never touches the real Numba
 cache. Rule-test files run first, so that a caught mutant stops early. A baseline run
 of each game's tests on the unmutated copy comes first: a mutant only counts as caught
 when the baseline passed. One mutant runs at a time (each costs a fresh Numba compile).
+
+``--check`` only plants every mutant in memory and reports the stale or ambiguous ones;
+``tests/test_mutation_probe_snippets.py`` runs it in the fast suite, so that code moved
+under a mutant fails there and the mutant is moved with it (same rule bug, same id).
 
 This module is not collected by pytest (its name does not start with ``test_``).
 """
@@ -36,9 +41,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PK = "envs/proteus/kernel.py"
-VK = "envs/virus_fight/kernel.py"
+PR = "envs/proteus/rules.py"
+PL = "envs/proteus/legal.py"
+PT = "envs/proteus/tables.py"
+VR = "envs/virus_fight/rules.py"
+VL = "envs/virus_fight/legal.py"
+VB = "envs/virus_fight/board.py"
+VO = "envs/virus_fight/observe.py"
+VP = "envs/virus_fight/params.py"
 MSC = "envs/moon_shot/scoring.py"
-MSG = "envs/moon_shot/game.py"
+MSR = "envs/moon_shot/rules.py"
 
 
 @dataclass(frozen=True)
@@ -57,7 +69,7 @@ class Mutant:
 M = Mutant
 MUTANTS: list[Mutant] = [
     # ------------------------------------------------------------------ the issue's four
-    M("PR-17-mover", "proteus", PK,
+    M("PR-17-mover", "proteus", PR,
       "k |= np.uint64(p) << np.uint64(62)",
       "k |= np.uint64(0) << np.uint64(62)",
       "PR-17", "movement-phase repetition key drops the player to move (_key_w and _key)",
@@ -69,147 +81,147 @@ MUTANTS: list[Mutant] = [
       "        if st != 0:  # auto-reset (PR-8)\n"
       "            tw, ts, pcs, pw, w, a, p, _t, st, n = _initial(hist, b)",
       "PR-17", "fused random_step does not reset the turn counter on auto-reset"),
-    M("VF-17-pieces-first", "virus_fight", VK,
-      "keys[s] = pieces * 1000 + pips",
-      "keys[s] = pips * 1000 + pieces",
+    M("VF-17-pieces-first", "virus_fight", VR,
+      "return pieces * 1000 + pips",
+      "return pips * 1000 + pieces",
       "VF-17", "adjudication ranks pips before pieces"),
-    M("VF-14-erase-outside-block", "virus_fight", VK,
-      "erasers = block & (bb[g, 9] | bb[g, 10] | bb[g, 11])",
-      "erasers = occ & (bb[g, 9] | bb[g, 10] | bb[g, 11])",
+    M("VF-14-erase-outside-block", "virus_fight", VL,
+      "t = _erase_set(block & (bb[g, 9] | bb[g, 10] | bb[g, 11]), mk, cfg)",
+      "t = _erase_set(occ & (bb[g, 9] | bb[g, 10] | bb[g, 11]), mk, cfg)",
       "VF-14", "ERASE instructions outside the active block give targets"),
     # ------------------------------------------------------------------ Proteus
-    M("PR-4-white-first", "proteus", PK,
+    M("PR-4-white-first", "proteus", PR,
       "return 0, EMPTY_TSQ, EMPTY_PIECES, 0, HAND_ALL, 0, 0, 0, 0, 1",
       "return 0, EMPTY_TSQ, EMPTY_PIECES, 0, HAND_ALL, 0, 1, 0, 0, 1",
       "PR-4", "a new game (step path) starts with WHITE to move"),
-    M("PR-5-match-by-colour", "proteus", PK,
+    M("PR-5-match-by-colour", "proteus", PR,
       "    s = t - 3 * c\n    return pc % 3 == s",
       "    s = c\n    return pc % 3 == s",
       "PR-5", "a piece matches a tile by colour index instead of shape"),
-    M("PR-6-old-stays-up", "proteus", PK,
+    M("PR-6-old-stays-up", "proteus", PR,
       "return (a & ~(3 << (2 * c))) | ((t - 3 * c + 1) << (2 * c))",
       "return a | ((t - 3 * c + 1) << (2 * c))",
       "PR-6", "activation does not turn the previously active tile of the colour face down"),
-    M("PR-7-cancel-any-colour", "proteus", PK,
+    M("PR-7-cancel-any-colour", "proteus", PR,
       "if ci and cj and ti // 3 == tj // 3:",
       "if ci and cj:",
       "PR-7", "two new matches cancel even when their colours differ"),
-    M("PR-8-piece-on-covered-tile", "proteus", PK,
+    M("PR-8-piece-on-covered-tile", "proteus", PL,
       "v = (bb >> 36) & ~covered & 511",
       "v = (bb >> 36) & 511",
       "PR-8", "a piece may be placed on a tile that already holds a piece"),
-    M("PR-9-no-bar", "proteus", PK,
+    M("PR-9-no-bar", "proteus", PL,
       "if up != 0 and up != s + 1:",
       "if up == -1:",
       "PR-9", "a matching piece may go on another tile of a colour that has a face-up tile"),
-    M("PR-10-no-forced-activation", "proteus", PK,
+    M("PR-10-no-forced-activation", "proteus", PL,
       "if _feasible(need2, avail & ~(1 << t), hand2):  # PR-10 afterwards",
       "if True:  # PR-10 afterwards",
       "PR-10", "piece placements ignore forced activation"),
-    M("PR-11-no-pass", "proteus", PK,
+    M("PR-11-no-pass", "proteus", PL,
       "    if _count(L) == 0:\n        out[A_PASS] = True",
       "    if _count(L) < 0:\n        out[A_PASS] = True",
       "PR-11", "no pass in the mask when nothing else is legal"),
-    M("PR-12-king-orthogonal", "proteus", PK,
+    M("PR-12-king-orthogonal", "proteus", PT,
       "if max(abs(rr - r), abs(cc - c)) == 1:",
       "if abs(rr - r) + abs(cc - c) == 1:",
       "PR-12", "KING moves only orthogonally"),
-    M("PR-12-rook-row-only", "proteus", PK,
+    M("PR-12-rook-row-only", "proteus", PT,
       "if rr == r or cc == c:",
       "if rr == r:",
       "PR-12", "ROOK moves only along its row"),
-    M("PR-12-bishop-diagonal", "proteus", PK,
+    M("PR-12-bishop-diagonal", "proteus", PT,
       "if rr != r and cc != c:",
       "if rr != r and cc != c and abs(rr - r) == abs(cc - c):",
       "PR-12", "BISHOP moves only diagonally (not to every square off its row and column)"),
-    M("PR-12-colour-is-shape", "proteus", PK,
+    M("PR-12-colour-is-shape", "proteus", PL,
       "if rule == 1:  # COLOUR: tiles (g, x), (g, y)",
       "if rule == 2:  # COLOUR: tiles (g, x), (g, y)",
       "PR-12", "COLOUR and SHAPE exchanges swapped"),
-    M("PR-13-no-activation-on-move", "proteus", PK,
+    M("PR-13-no-activation-on-move", "proteus", PR,
       "if _is_new_active(a, td, pc):  # PR-13 -> PR-6",
       "if False:  # PR-13 -> PR-6",
       "PR-13", "a move onto a tile of the piece's shape activates nothing"),
-    M("PR-15-no-anti-diagonal", "proteus", PK,
+    M("PR-15-no-anti-diagonal", "proteus", PT,
       "for m in (0o007, 0o070, 0o700, 0o111, 0o222, 0o444, 0o421, 0o124):",
       "for m in (0o007, 0o070, 0o700, 0o111, 0o222, 0o444, 0o421):",
       "PR-15", "THREE-IN-LINE misses the anti-diagonal c3-b2-a1"),
-    M("PR-15-colour-two-tiles", "proteus", PK,
+    M("PR-15-colour-two-tiles", "proteus", PR,
       "m = t0 // 3 == t1 // 3 and t1 // 3 == t2 // 3",
       "m = t0 // 3 == t1 // 3",
       "PR-15", "COLOUR goal checks two of the three tiles"),
-    M("PR-15-goal-with-pieces-in-hand", "proteus", PK,
+    M("PR-15-goal-with-pieces-in-hand", "proteus", PR,
       "if s0 == 15 or s1 == 15 or s2 == 15:",
       "if s0 == 15 and s1 == 15 and s2 == 15:",
       "PR-15", "a goal applies to a player with pieces still in hand"),
-    M("PR-16-both-meet-wins", "proteus", PK,
+    M("PR-16-both-meet-wins", "proteus", PR,
       "    if meets0 and not meets1:\n        return 0",
       "    if meets0:\n        return 0",
       "PR-16", "BLACK wins when both players meet the goal"),
-    M("PR-17-fourth-occurrence", "proteus", PK,
+    M("PR-17-fourth-occurrence", "proteus", PR,
       "if not placement and occurrences >= 3:",
       "if not placement and occurrences >= 4:",
       "PR-17", "repetition draw at the fourth occurrence"),
-    M("PR-17-turn-limit-late", "proteus", PK,
+    M("PR-17-turn-limit-late", "proteus", PR,
       "if t_now >= max_t:",
       "if t_now > max_t:",
       "PR-17", "turn-limit draw one turn late"),
     # ------------------------------------------------------------------ Virus Fight
-    M("VF-5-flood-through-empty", "virus_fight", VK,
+    M("VF-5-flood-through-empty", "virus_fight", VB,
       "g = (f | _nbrs(f, cfg)) & occ",
       "g = f | _nbrs(f, cfg)",
       "VF-5", "a block floods through empty cells"),
-    M("VF-8-move-protected", "virus_fight", VK,
-      "return block, block & ~_markerbits(g, marker, info, cfg[C_PLAYERS])",
-      "return block, block",
+    M("VF-8-move-protected", "virus_fight", VL,
+      "return U0, 0, U0, U0, block, block & ~mk, occ, 1  # MOVE",
+      "return U0, 0, U0, U0, block, block, occ, 1  # MOVE",
       "VF-8", "MOVE may take an instruction that carries a marker"),
-    M("VF-14-move-next-to-itself", "virus_fight", VK,
+    M("VF-14-move-next-to-itself", "virus_fight", VL,
       "return _nbrs(block & ~_bit(f), cfg) & ~occ",
       "return _nbrs(block, cfg) & ~occ",
       "VF-14", "MOVE destinations next to the moved instruction only count"),
-    M("VF-14-write-any-block", "virus_fight", VK,
+    M("VF-14-write-any-block", "virus_fight", VL,
       "return _nbrs(block, cfg) & ~occ",
       "return _nbrs(occ, cfg) & ~occ",
       "VF-14", "WRITE may put an instruction next to any block"),
-    M("VF-7-jump-anywhere", "virus_fight", VK,
+    M("VF-7-jump-anywhere", "virus_fight", VL,
       "return (block | (occ & ~marked_blocks)) & ~mk",
       "return occ & ~mk",
       "VF-7", "JUMP may land in another player's active block"),
-    M("VF-15-step-onto-marked", "virus_fight", VK,
-      "_nbrs(_bit(marker[g, s]), cfg) & bb[g, OCC] & ~_markerbits(g, marker, info, cfg[C_PLAYERS])",
-      "_nbrs(_bit(marker[g, s]), cfg) & bb[g, OCC]",
+    M("VF-15-step-onto-marked", "virus_fight", VL,
+      "return _nbrs(_bit(executed), cfg) & occ & ~mk",
+      "return _nbrs(_bit(executed), cfg) & occ",
       "VF-15", "the marker step may land on a marked instruction (VF-3)"),
-    M("VF-12-pips-first", "virus_fight", VK,
-      "key[s] = cnt * 10000 + pips * 10 + (3 - msize)",
-      "key[s] = pips * 10000 + cnt * 10 + (3 - msize)",
+    M("VF-12-pips-first", "virus_fight", VR,
+      "return cnt * 10000 + pips * 10 + (3 - msize)",
+      "return pips * 10000 + cnt * 10 + (3 - msize)",
       "VF-12", "first player by pips before instruction count"),
-    M("VF-13-previous-first-not-kept", "virus_fight", VK,
+    M("VF-13-previous-first-not-kept", "virus_fight", VR,
       "if (alive >> prev) & 1 and cells[g, marker[g, prev]] % 3 + 1 == best:",
       "if False and cells[g, marker[g, prev]] % 3 + 1 == best:",
       "VF-13", "the previous first player does not stay first on a tie for largest"),
-    M("VF-16-never-last-standing", "virus_fight", VK,
+    M("VF-16-never-last-standing", "virus_fight", VR,
       "    if left == 1:\n",
       "    if left == 0:\n",
       "VF-16", "the last player standing does not win"),
-    M("VF-17-round-limit-late", "virus_fight", VK,
+    M("VF-17-round-limit-late", "virus_fight", VR,
       "if info[g, I_ROUND] >= cfg[C_MAX_ROUNDS]:",
       "if info[g, I_ROUND] > cfg[C_MAX_ROUNDS]:",
       "VF-17", "round-limit adjudication one round late"),
-    M("VF-17-fourth-repetition", "virus_fight", VK,
+    M("VF-17-fourth-repetition", "virus_fight", VR,
       "if seen >= 2:",
       "if seen >= 3:",
       "VF-17", "repetition adjudication at the fourth round start"),
-    M("VF-11-setup-visible", "virus_fight", VK,
+    M("VF-11-setup-visible", "virus_fight", VO,
       "visible = np.uint64(cfg[C_SEGMASK + seat])",
       "visible = np.uint64(cfg[C_FULL])",
       "VF-11", "other players' programs are visible during setup"),
-    M("VF-9-segment-with-corner", "virus_fight", VK,
+    M("VF-9-segment-with-corner", "virus_fight", VP,
       "seg[0, i] = (n - 1) * n + (i + 1)  # bottom",
       "seg[0, i] = (n - 1) * n + i  # bottom",
       "VF-9", "seat 0's home segment (3-4 players) includes the corner cell"),
-    M("VF-10-program-too-long", "virus_fight", VK,
-      "if nset >= cfg[C_MAXPROG]:",
-      "if nset > cfg[C_MAXPROG]:",
+    M("VF-10-program-too-long", "virus_fight", VL,
+      "if nset < cfg[C_MAXPROG]:  # grow the run at either end",
+      "if nset <= cfg[C_MAXPROG]:  # grow the run at either end",
       "VF-10", "a program may hold one instruction more than the limit"),
     # ------------------------------------------------------------------ Moon Shot
     M("MS-11-medium-cracks", "moon_shot", MSC,
@@ -224,19 +236,19 @@ MUTANTS: list[Mutant] = [
       "return np.cos(h) * (-x) + np.sin(h) * (-y) > 0.0",
       "return np.cos(h) * (-x) + np.sin(h) * (-y) < 0.0",
       "MS-13", "controlled landing when the heading points away from the launch point"),
-    M("MS-14-colonist-not-first", "moon_shot", MSG,
-      "    win = top & colonists\n",
-      "    win = top & ~top\n",
+    M("MS-14-colonist-not-first", "moon_shot", MSR,
+      "return _rank(scores, last, colonists, 1)",
+      "return _rank(scores, last, colonists & ~colonists, 1)",
       "MS-14", "the colonist does not win a tie for the most points"),
-    M("MS-15-most-points-wins", "moon_shot", MSG,
-      "worst = scores.min()",
-      "worst = scores.max()",
+    M("MS-15-most-points-wins", "moon_shot", MSR,
+      "return _rank(scores, last, crackers, -1)",
+      "return _rank(-scores, last, crackers, -1)",
       "MS-15", "after a crack the player with the most points wins"),
-    M("MS-17-draw-gives-one", "moon_shot", MSG,
+    M("MS-17-draw-gives-one", "moon_shot", MSR,
       "out[p] = 1.0 if k == 1 else 0.0",
       "out[p] = 1.0",
       "MS-17", "every player of a draw gets +1"),
-    M("MS-19-target-exceeded", "moon_shot", MSG,
+    M("MS-19-target-exceeded", "moon_shot", MSR,
       "reached = target_score > 0 and scores[i, s] >= target_score",
       "reached = target_score > 0 and scores[i, s] > target_score",
       "MS-19", "the target score must be exceeded, not reached"),
@@ -297,34 +309,66 @@ def copy_tree(dest: Path, worktree: bool) -> str:
     return commit
 
 
-def _plant(tree: Path, game: str, hint: str, original: str, replacement: str) -> tuple[str, str]:
-    path = tree / hint
-    files = [path] if path.is_file() and original in path.read_text() else []
+def _plant(texts: dict[Path, str], original: str, replacement: str) -> tuple[str, str]:
+    """Replace ``original`` in the package's texts (in memory): (status, where)."""
+    files = [p for p, text in texts.items() if original in text]
     if not files:
-        files = [p for p in sorted((tree / "envs" / game).rglob("*.py"))
-                 if original in p.read_text()]  # fmt: skip
-    if not files:
-        return "stale", hint
-    if len(files) > 1 or files[0].read_text().count(original) > 1:
-        return "ambiguous", ", ".join(str(p.relative_to(tree)) for p in files)
-    files[0].write_text(files[0].read_text().replace(original, replacement))
-    return "ok", str(files[0].relative_to(tree))
+        return "stale", ""
+    if len(files) > 1 or texts[files[0]].count(original) > 1:
+        return "ambiguous", ", ".join(p.as_posix() for p in files)
+    texts[files[0]] = texts[files[0]].replace(original, replacement)
+    return "ok", files[0].as_posix()
+
+
+def plant(tree: Path, m: Mutant) -> tuple[str, str, dict[Path, str]]:
+    """(status, file, the changed texts by path under ``tree``) of planting ``m``.
+
+    Each snippet (the original, then each ``also`` twin, in turn on the texts the earlier
+    ones left) must occur exactly once in the Python files of the game's package
+    (``envs/<game>/``, ``m.file`` among them): else 'stale' (found nowhere) or
+    'ambiguous' (found more than once), and the file names where it was (not) found.
+    """
+    package = tree / "envs" / m.game
+    texts = {p.relative_to(tree): p.read_text() for p in sorted(package.rglob("*.py"))}
+    before = dict(texts)
+    where = []
+    for original, replacement in ((m.original, m.replacement), *m.also):
+        if original == replacement:
+            return "unchanged", m.file, {}
+        status, path = _plant(texts, original, replacement)
+        if status != "ok":
+            return status, path or m.file, {}
+        where.append(path)
+    changed = {p: text for p, text in texts.items() if text != before[p]}
+    return "ok", ", ".join(dict.fromkeys(where)), changed
 
 
 def apply_mutant(tree: Path, m: Mutant) -> tuple[str, str]:
-    """Plant the mutant: (status, file). Status 'ok', 'stale' (a snippet found nowhere) or
-    'ambiguous' (found more than once).
+    """Plant the mutant in the copy ``tree``: (status, file). Status 'ok', 'stale',
+    'ambiguous' or 'unchanged' (:func:`plant`); nothing is written unless 'ok'."""
+    status, where, changed = plant(tree, m)
+    for rel, text in changed.items():
+        (tree / rel).write_text(text)
+    return status, where
 
-    A snippet is looked for in ``m.file`` and, should the code have moved, in every Python
-    file of the game's package (``envs/<game>/``); it must occur exactly once.
-    """
-    where = []
-    for original, replacement in ((m.original, m.replacement), *m.also):
-        status, path = _plant(tree, m.game, m.file, original, replacement)
+
+def check_snippets(tree: Path = ROOT, mutants: list[Mutant] | None = None) -> list[str]:
+    """Problems of the mutant list against ``tree`` without running a test: a snippet
+    that is stale, ambiguous or unchanged, a hint file that does not exist, a repeated
+    id. Empty when every mutant plants (cheap: no copy, no compile)."""
+    mutants = MUTANTS if mutants is None else mutants
+    problems = []
+    seen: set[str] = set()
+    for m in mutants:
+        if m.id in seen:
+            problems.append(f"{m.id}: id used twice")
+        seen.add(m.id)
+        if not (tree / m.file).is_file():
+            problems.append(f"{m.id}: hint file {m.file} does not exist")
+        status, where, _ = plant(tree, m)
         if status != "ok":
-            return status, path
-        where.append(path)
-    return "ok", ", ".join(dict.fromkeys(where))
+            problems.append(f"{m.id}: {status} in {where}")
+    return problems
 
 
 def run_tests(tree: Path, game: str, timeout: float) -> tuple[int, str, float]:
@@ -392,6 +436,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", help="mutant ids to run (default: all)")
     ap.add_argument("--game", choices=["proteus", "virus_fight", "moon_shot"])
     ap.add_argument("--list", action="store_true", help="print the mutants and exit")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="only check that every snippet (and twin) occurs exactly once; run no test",
+    )
     ap.add_argument("--worktree", action="store_true", help="copy the working tree, not HEAD")
     ap.add_argument("--no-baseline", action="store_true", help="skip the unmutated runs")
     ap.add_argument(
@@ -421,6 +470,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = set(args.only or ()) - {m.id for m in MUTANTS}
     if unknown:
         ap.error(f"unknown mutant ids: {sorted(unknown)}")
+    if args.check:
+        problems = check_snippets(ROOT, chosen)
+        print("\n".join(problems) if problems else f"{len(chosen)} mutants plant cleanly")
+        return 1 if problems else 0
     if args.list:
         for m in chosen:
             print(f"{m.id:32} {m.rule:6} {m.file:28} {m.description}")
