@@ -46,8 +46,8 @@ def test_shipped_network_with_search_beats_random(game: str, players: int) -> No
     networks of 30-40 minutes of training on a loaded 2-core machine do not all beat
     random on their own (measured in docs/results.md).
     """
-    r = measure(game, "az:16", "random", games=20, players=players, seed=5)
-    assert r["wins"] >= 14, r  # seat-swapped 10 + 10 games
+    r = measure(game, "az:16", "random", games=10, players=players, seed=5)
+    assert r["wins"] >= 7, r  # seat-swapped 5 + 5 games
 
 
 def test_az_agent_plays_legal_moves_and_needs_context() -> None:
