@@ -135,9 +135,11 @@ class VirusFightBatch:
 
         With ``validate`` (default) a NaN, fraction, wrong length or illegal id raises
         ValueError naming the games and actions, and no game changes: the kernel checks
-        every game's action before it applies any (one call).
+        every game's action before it applies any (one call). A (B,) int64 array goes to
+        the kernel as it is (its range is checked there too: no numpy pass over it).
         """
-        if validate:
+        int64 = isinstance(actions, np.ndarray) and actions.dtype == np.int64
+        if validate and not (int64 and actions.shape == (state.batch_size,)):
             acts = as_actions(actions, state.batch_size, self.num_actions, self._label)
         else:
             acts = np.ascontiguousarray(actions, dtype=np.int64)
@@ -151,6 +153,7 @@ class VirusFightBatch:
         )
         if nbad:
             state.hist = hist  # the batch as it was
+            as_actions(acts, state.batch_size, self.num_actions, self._label)  # out of range?
             raise_illegal(self._label, bad, acts)
         return rew, done
 

@@ -308,12 +308,21 @@ def _legal_of(g, bb, cells, marker, supply, info, seg, cfg, a):
 
 @jit
 def _illegal_games(bb, cells, marker, supply, info, seg, cfg, actions, bad):
-    """bad[g] = running game g's action is not legal (a finished game ignores its own);
-    returns how many are bad. The check of the facade's ``step`` and ``learner_step``."""
+    """bad[g] = game g's action is outside ``[-1, num_actions)`` or, when it runs, not
+    legal (a finished game ignores its own); returns how many are bad. The check of the
+    facade's ``step`` (which leaves the range check of int64 actions to it) and
+    ``learner_step``."""
+    o_pass = action_offsets(cfg[C_N])[4]
     nbad = 0
     for g in range(bb.shape[0]):
-        bad[g] = info[g, I_PHASE] != PH_OVER and not _legal_of(
-            g, bb, cells, marker, supply, info, seg, cfg, actions[g]
+        a = actions[g]
+        bad[g] = (
+            a < -1
+            or a > o_pass
+            or (
+                info[g, I_PHASE] != PH_OVER
+                and not _legal_of(g, bb, cells, marker, supply, info, seg, cfg, a)
+            )
         )
         nbad += bad[g]
     return nbad

@@ -6,7 +6,9 @@
   is 58 bytes on 2p 5x5 instead of 1,175 for uint8 planes.
 * ``step`` checks every running game's action inside the kernel before it applies any:
   the check agrees with the legal mask, and a bad action leaves the batch as it was, even
-  when the step first had to grow the VF-17 history.
+  when the step first had to grow the VF-17 history. An int64 id outside
+  ``[-1, num_actions)`` is refused there too, in a finished game as well (such arrays skip
+  the numpy range pass).
 * ``kernel.X`` still reaches every name of the sibling kernel modules.
 """
 
@@ -97,6 +99,22 @@ def test_a_bad_action_leaves_the_grown_history_as_it_was() -> None:
     assert _same(st, before)
     g.step(st, g.random_actions(st), validate=False)  # a legal step grows it
     assert st.hist.shape[1] > before.hist.shape[1]
+
+
+@pytest.mark.parametrize("bad", [-2, 976, 2**63 - 1, -(2**63)])
+def test_an_int64_id_out_of_range_is_refused_in_a_finished_game_too(bad: int) -> None:
+    # int64 actions skip the numpy range pass: the kernel's check has the range test
+    g = VirusFightBatch(2)
+    st = g.init(4, seed=0)
+    while not g.terminated(st).any():
+        g.step(st, g.random_actions(st))
+    over = int(np.flatnonzero(g.terminated(st))[0])
+    actions = g.random_actions(st)
+    actions[over] = bad
+    before = g.copy(st)
+    with pytest.raises(ValueError, match=rf"outside \[-1, 976\).*game {over}: "):
+        g.step(st, actions)
+    assert _same(st, before)
 
 
 def test_validate_false_applies_what_it_is_given() -> None:
