@@ -27,20 +27,29 @@ from numba import njit
 
 _CORE = Path(__file__).resolve().parent
 _SHARED = (_CORE / "rng.py", _CORE / "loops.py")
-_MARKERS = (b"njit", b"serial_and_parallel")
+#: A file holding one of these defines compiled code (``@jit`` / ``@jit_inline`` are a
+#: kernel's own ``njit`` presets; every kernel module calls ``guard_cache``).
+_MARKERS = (b"njit", b"serial_and_parallel", b"@jit", b"guard_cache")
+
+
+def stamped_files(folder: str) -> list[Path]:
+    """The files whose bytes :func:`source_stamp` hashes for ``folder``."""
+    out = []
+    for path in [*sorted(Path(folder).rglob("*.py")), *_SHARED]:
+        data = path.read_bytes()
+        if path in _SHARED or any(m in data for m in _MARKERS):
+            out.append(path)
+    return out
 
 
 @cache
 def source_stamp(folder: str) -> int:
     """56-bit hash of the compiled sources of ``folder`` (recursively) and the shared core."""
-    root = Path(folder)
     h = hashlib.blake2b(digest_size=7)
     try:
-        for path in [*sorted(root.rglob("*.py")), *_SHARED]:
-            data = path.read_bytes()
-            if path in _SHARED or any(m in data for m in _MARKERS):
-                h.update(path.name.encode())
-                h.update(data)
+        for path in stamped_files(folder):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
     except OSError:
         return 0
     return int.from_bytes(h.digest(), "little")

@@ -81,3 +81,36 @@ def test_changed_sibling_file_is_seen_through_the_cache(tmp_path: Path, guarded:
     _write_callee(tmp_path, 2)  # only the callee's file changes
     # Guarded: the new rule. Unguarded (the control): Numba reuses the caller's stale code.
     assert _run(tmp_path) == (20 if guarded else 10)
+
+
+def test_every_module_with_compiled_code_is_in_its_folders_stamp() -> None:
+    """A kernel file whose compiled functions use a preset decorator (``@jit`` built from
+    ``njit`` in another file) must still be hashed: else editing it leaves its callers'
+    cached machine code running the old rule (seen with Virus Fight's legal.py)."""
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    import envs
+    from envs.core.cache import stamped_files
+
+    missing = []
+    for info in pkgutil.walk_packages(envs.__path__, "envs."):
+        if info.name.endswith("_v0") or ".openspiel" in info.name or info.name.endswith(".play"):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # an optional extra (pyspiel, pygame) not installed
+            continue
+        compiled = [
+            v
+            for v in vars(module).values()
+            if isinstance(v, CPUDispatcher) and v.py_func.__module__ == info.name
+        ]
+        if not compiled or module.__file__ is None:
+            continue
+        path = Path(module.__file__).resolve()
+        if path not in [p.resolve() for p in stamped_files(str(path.parent))]:
+            missing.append(info.name)
+    assert missing == []
