@@ -12,13 +12,12 @@ directory is described in ``training/train.py`` (the ``arena train`` command).
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,9 @@ import numpy as np
 
 from envs import registry
 from training.config import TrainConfig
+from training.run_io import TrainResult, set_threads
+from training.run_io import atomic_write as _atomic
+from training.run_io import in_main_thread as _in_main_thread
 from training.setup import TrainerSetup, build_pool
 
 __all__ = [
@@ -38,25 +40,6 @@ __all__ = [
     "set_threads",
     "train",
 ]
-
-
-@dataclass
-class TrainResult:
-    """What a finished (or interrupted) run reports."""
-
-    out: Path
-    num_timesteps: int
-    start_timesteps: int
-    seconds: float
-    learner_steps_per_s: float
-    decisions_per_s: float
-    env_steps_per_s: float
-    interrupted: bool = False
-    lines: tuple[str, ...] = ()  # a summary of its own (alphazero), printed as is
-
-    @property
-    def model_path(self) -> Path:
-        return self.out / "model.zip"
 
 
 def clear_run(out: Path) -> None:
@@ -93,31 +76,6 @@ def set_seeds(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % 2**32)  # noqa: NPY002 - SB3 draws from the global generator
     th.manual_seed(seed)
-
-
-def set_threads(threads: int) -> None:
-    """Torch and Numba threads. Default 1: small batched kernels in a parallel region wait
-    for every worker thread, which on a busy 2-core machine made a board game's env step
-    ten times slower than one thread (measured: 4.1k vs 45k learner steps/s)."""
-    import numba
-    import torch as th
-
-    from envs.core.threads import keep_threads
-
-    keep_threads()  # the run's own choice: the VecEnvs and agents leave it as set here
-    th.set_num_threads(threads)
-    numba.set_num_threads(max(1, min(threads, int(numba.config.NUMBA_NUM_THREADS))))  # type: ignore[attr-defined]
-
-
-def _atomic(path: Path, write: Callable[[Path], Any], suffix: str = "") -> None:
-    """Write ``path`` through a temporary file and ``os.replace``: a reader (or a run
-    resumed after SIGKILL) sees the old file or the new one, never half of one. ``suffix``
-    ends the temporary name (SB3 appends ``.zip`` / ``.pkl`` to names without them)."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}{suffix}")
-    write(tmp)
-    with open(tmp, "rb+") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def unit_files(out: Path, state: dict[str, Any]) -> dict[str, Path | None]:
@@ -433,9 +391,3 @@ def learn(model: Any, saver: Saver, cfg: TrainConfig, progress: bool) -> TrainRe
         env_steps_per_s=getattr(venv, "learner_decisions", done) / env_s if env_s > 0 else 0.0,
         interrupted=interrupted,
     )
-
-
-def _in_main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()

@@ -41,7 +41,8 @@ from agents.az import AZAgent, net_for, save_weights
 from envs import registry
 from training.alphazero.selfplay import ReplayBuffer, SelfPlay
 from training.config import TrainConfig
-from training.run import TrainResult, _atomic, _in_main_thread
+from training.run_io import TrainResult, in_main_thread
+from training.run_io import atomic_write as _atomic
 
 #: games per fixed opponent at each checkpoint's evaluation (seat-swapped)
 EVAL_GAMES = 40
@@ -228,7 +229,7 @@ def train(cfg: TrainConfig, resume: bool, progress: bool, quiet: bool) -> TrainR
     """Run (or continue) an AlphaZero run as configured (module docstring)."""
     import torch
 
-    from training.run import set_threads
+    from training.run_io import set_threads
 
     set_threads(cfg.threads)
     out = Path(cfg.out)
@@ -267,7 +268,7 @@ def train(cfg: TrainConfig, resume: bool, progress: bool, quiet: bool) -> TrainR
     def _on_term(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    if _in_main_thread():
+    if in_main_thread():
         signal.signal(signal.SIGTERM, _on_term)
     losses: dict[str, float] = {}
     first = True
@@ -314,7 +315,7 @@ def train(cfg: TrainConfig, resume: bool, progress: bool, quiet: bool) -> TrainR
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        if _in_main_thread():
+        if in_main_thread():
             signal.signal(signal.SIGTERM, previous)
         if bar is not None:
             bar.close()
