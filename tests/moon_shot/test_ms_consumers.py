@@ -80,8 +80,8 @@ def test_runner_games_are_pinned() -> None:
 
 
 def test_envs_take_the_rules_as_keywords() -> None:
-    """The envs' constructors are the facade's rules (no positional rules: a number given
-    positionally is a TypeError, not silently another rule)."""
+    """The envs' constructors are the facade's rules, by keyword (positional rules of the
+    pre-0.4 order still work with a DeprecationWarning; the facade takes none)."""
     e = MoonShotEnv(num_players=3, noise=0.5, max_rounds=4)
     assert e.config == MoonShotBatch(num_players=3, noise=0.5, max_rounds=4).config
     p = MoonShotParallelEnv(num_players=2, clip_actions=True, target_score=5)
@@ -89,9 +89,12 @@ def test_envs_take_the_rules_as_keywords() -> None:
     s = MoonShotSoloEnv(max_shots=3, close_tube=True)
     v = MoonShotSoloVectorEnv(2, max_shots=3, close_tube=True)
     assert s.config.game == v.config.game == MoonShotSoloBatch(close_tube=True).game
-    for make in (MoonShotEnv, MoonShotSoloEnv, MoonShotSoloBatch):
-        with pytest.raises(TypeError):
-            make(0.5)  # type: ignore[arg-type, call-arg]
+    with pytest.raises(TypeError):
+        MoonShotSoloBatch(0.5)  # type: ignore[arg-type, call-arg]
+    with pytest.warns(DeprecationWarning):
+        assert MoonShotSoloEnv(0.5).config.game == MoonShotSoloBatch(noise=0.5).game
+    with pytest.raises(ValueError, match="num_players"), pytest.warns(DeprecationWarning):
+        MoonShotEnv(0.5)  # the old order: num_players first
     with pytest.raises(TypeError, match="solo practice takes"):
         MoonShotSoloBatch(max_rounds=3)
     with pytest.raises(TypeError):

@@ -192,8 +192,12 @@ def test_play_bad_options_are_reported(capsys, argv: list[str], reason: str) -> 
 
 
 def test_play_reads_sys_stdin_and_arena_dispatch(monkeypatch, capsys) -> None:
+    from envs.core import play_help
     from training import cli
 
+    # `arena play` installs the agent registry globally; restore it after the test, else
+    # later play tests in this process get registry agents instead of the facade's random
+    monkeypatch.setattr(play_help, "_agent_factory", play_help._agent_factory)
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{LANDING}\nquit\n"))
     assert cli.main(["play", "moon_shot", "--noise", "0", "--seed", "3"]) == 0
     assert "controlled landing, +2 points" in capsys.readouterr().out
