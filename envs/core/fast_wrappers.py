@@ -8,7 +8,13 @@
   (which run only after a failed lookup, once per wrapper: three per read). Order
   enforcing still raises ``AttributeError`` for its guarded names before ``reset``;
 * an in-range Python ``int`` action skips gymnasium's ``Discrete.contains``; anything else
-  goes through the wrapper's own check.
+  goes through the wrapper's own check;
+* a legal move takes a short path through the stack: ``last``, ``observe`` and ``step`` of
+  the outer wrapper call the illegal-move wrapper directly (the bounds wrapper passes
+  them through unchanged for such an action), and the illegal-move wrapper reads the raw
+  env's bookkeeping directly. Every other case (before ``reset``, after the end, a dead
+  agent, an illegal or out-of-space action, a non-``int`` action) runs PettingZoo's own
+  code, so its errors, warnings and -1 are PettingZoo's.
 
 Measured on the board games, the forwarding chain cost more than the game; with
 these wrappers ``env()`` runs at 2.2-2.4x ``tictactoe_v3.env()`` (docs/benchmarks.md).
@@ -87,9 +93,86 @@ class _IntFastAssertOutOfBounds(wrappers.AssertOutOfBoundsWrapper):
             super().step(action)
 
 
-TerminateIllegal = _direct(wrappers.TerminateIllegalWrapper, "TerminateIllegal")
+class _ShortTerminateIllegal(wrappers.TerminateIllegalWrapper):
+    """``TerminateIllegalWrapper`` whose observe and legal steps read the raw env directly.
+
+    ``step`` of a legal ``int`` action of a live agent, whose observation (with its mask)
+    this wrapper saw, clears the remembered observation and steps the env, as PettingZoo's
+    does; any other action runs PettingZoo's ``step`` with nothing changed before it.
+    """
+
+    def observe(self, agent: Any) -> Any:
+        obs = self.env.observe(agent)
+        raw = self._raw
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            infos = raw.infos
+            self._prev_info = infos[agent] if agent in infos else {}
+        return obs
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        agent = raw.agent_selection
+        prev = self._prev_obs
+        if (
+            type(action) is int
+            and type(prev) is dict
+            and "action_mask" in prev
+            and not raw.terminations[agent]
+            and not raw.truncations[agent]
+            and prev["action_mask"][action]
+        ):
+            self._prev_obs = None
+            self._prev_info = None
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+class _ShortOrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """``OrderEnforcingWrapper`` that hands legal-move traffic straight to ``self._inner``.
+
+    ``_inner`` is the illegal-move wrapper under the bounds wrapper; the bounds wrapper
+    does nothing to ``observe`` nor to an in-range ``int`` step, so skipping it changes
+    nothing. Before ``reset`` and after the end PettingZoo's own methods run.
+    """
+
+    def observe(self, agent: Any) -> Any:
+        if self._has_reset:
+            return self._inner.observe(agent)
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            return super().last(observe)
+        raw = self._raw
+        agent = raw.agent_selection
+        assert agent is not None
+        observation = self._inner.observe(agent) if observe else None
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+    def step(self, action: Any) -> None:
+        if (
+            self._has_reset
+            and type(action) is int
+            and 0 <= action < self._n_actions
+            and self._raw.agents
+        ):
+            self._has_updated = True
+            self._inner.step(action)
+        else:
+            super().step(action)
+
+
+TerminateIllegal = _direct(_ShortTerminateIllegal, "TerminateIllegal")
 AssertOutOfBounds = _direct(_IntFastAssertOutOfBounds, "AssertOutOfBounds")
-OrderEnforcing = _direct(wrappers.OrderEnforcingWrapper, "OrderEnforcing", guarded=True)
+OrderEnforcing = _direct(_ShortOrderEnforcing, "OrderEnforcing", guarded=True)
 
 
 def make_fast_env(raw_cls: Callable[..., AECEnv]) -> Callable[..., AECEnv]:
@@ -97,10 +180,13 @@ def make_fast_env(raw_cls: Callable[..., AECEnv]) -> Callable[..., AECEnv]:
 
     def env(**kwargs: Any) -> AECEnv:
         raw = raw_cls(**kwargs)
-        wrapped: Any = TerminateIllegal(raw, illegal_reward=-1)
-        wrapped = AssertOutOfBounds(wrapped)
-        wrapped._n_actions = int(raw.action_space(raw.possible_agents[0]).n)
-        return OrderEnforcing(wrapped)
+        illegal: Any = TerminateIllegal(raw, illegal_reward=-1)
+        bounds: Any = AssertOutOfBounds(illegal)
+        bounds._n_actions = int(raw.action_space(raw.possible_agents[0]).n)
+        order: Any = OrderEnforcing(bounds)
+        order._inner = illegal
+        order._n_actions = bounds._n_actions
+        return order
 
     env.__doc__ = (
         f"{raw_cls.__name__} wrapped as PettingZoo classic envs are (an illegal move ends the "

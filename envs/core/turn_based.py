@@ -34,6 +34,9 @@ from pettingzoo.utils import wrappers
 
 from envs.core.render import HumanWindow
 
+_F32 = np.dtype(np.float32)  # builtin dtypes are singletons: ``is`` compares without a call
+_I8 = np.dtype(np.int8)
+
 
 class TurnBasedEnv(AECEnv):
     """Template AEC env over a batch-of-one kernel state held by the subclass.
@@ -75,6 +78,7 @@ class TurnBasedEnv(AECEnv):
         self._np_random: np.random.Generator | None = None
         self._window: HumanWindow | None = None
         self._seat_done = np.zeros(len(self.possible_agents), dtype=bool)
+        self._seat_index = {a: i for i, a in enumerate(self.possible_agents)}
         self._has_reset = False
 
     # ------------------------------------------------------------------ game hooks
@@ -93,6 +97,13 @@ class TurnBasedEnv(AECEnv):
     @abstractmethod
     def _legal_mask(self) -> np.ndarray:
         """int8 mask of shape (num_actions,) for the seat to act."""
+
+    def _is_legal(self, action: int) -> bool:
+        """Whether the in-range ``action`` is legal for the seat to act (one mask entry).
+
+        A game whose ``_legal_mask`` builds or copies an array may read its own buffer here.
+        """
+        return bool(self._legal_mask()[action])
 
     @abstractmethod
     def _apply(self, action: int) -> None:
@@ -165,17 +176,26 @@ class TurnBasedEnv(AECEnv):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        self._require_reset("observe")
-        seat = self._seat_of(agent)
-        observation = self._observe_seat(seat).astype(np.float32, copy=False)
+        if not self._has_reset:
+            self._require_reset("observe")
+        try:
+            seat = self._seat_index[agent]
+        except (KeyError, TypeError):
+            seat = self._seat_of(agent)  # ValueError naming the agents
+        observation = self._observe_seat(seat)
+        if observation.dtype is not _F32:  # the hooks' own dtype passes without a call
+            observation = observation.astype(np.float32)
         if agent == self.agent_selection and not self._seat_done[seat]:
-            mask = self._legal_mask().astype(np.int8, copy=False)
+            mask = self._legal_mask()
+            if mask.dtype is not _I8:
+                mask = mask.astype(np.int8)
         else:
             mask = np.zeros(self.num_actions, dtype=np.int8)
         return {"observation": observation, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        self._require_reset("last")
+        if not self._has_reset:
+            self._require_reset("last")
         if not self.agents:
             raise RuntimeError(
                 "last() after the game is over: every agent is done; call reset() for a new game"
@@ -197,6 +217,12 @@ class TurnBasedEnv(AECEnv):
     def check_action(self, action: Any) -> int:
         """Return ``action`` as an int if it is legal now, else raise ValueError saying why."""
         self._require_reset("check_action")
+        return self._checked(action)
+
+    def _checked(self, action: Any) -> int:
+        """``check_action`` after reset; an in-range legal ``int`` costs one mask read."""
+        if type(action) is int and 0 <= action < self.num_actions and self._is_legal(action):
+            return action
         agent = self.agent_selection
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
@@ -208,7 +234,7 @@ class TurnBasedEnv(AECEnv):
         action = int(action)
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action} is out of range [0, {self.num_actions})")
-        if not self._legal_mask()[action]:
+        if not self._is_legal(action):
             raise ValueError(
                 f"illegal action {action} ({self.action_to_str(action)}) for {agent}; "
                 f"legal: {', '.join(self.legal_moves()) or 'none'}"
@@ -216,7 +242,8 @@ class TurnBasedEnv(AECEnv):
         return action
 
     def step(self, action: Any) -> None:
-        self._require_reset("step")
+        if not self._has_reset:
+            self._require_reset("step")
         if not self.agents:
             raise RuntimeError(
                 "step() after the game is over: every agent is done and has left; "
@@ -226,7 +253,7 @@ class TurnBasedEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = self.check_action(action)
+        action = self._checked(action)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self._apply(action)

@@ -71,6 +71,9 @@ class ProteusEnv(TurnBasedEnv):
     def _legal_mask(self) -> np.ndarray:
         return self._mask_i8.copy()
 
+    def _is_legal(self, action: int) -> bool:
+        return bool(self._mask_buf[0, action])  # the cached mask itself, no copy
+
     def _apply(self, action: int) -> None:
         K._env_step(self._arrays, action, self._mask_buf, self._obs_buf, self._seat_buf)
 

@@ -69,6 +69,10 @@ from envs.core.turn_based import TurnBasedEnv
 from envs.virus_fight import kernel as K
 from envs.virus_fight import notation, position, render
 from envs.virus_fight.batch import VirusFightBatch
+from envs.virus_fight.constants import I_ALIVE, I_CUR, I_HLEN, I_PHASE, I_RES, PH_OVER
+
+# The per-move hooks read these names from ``constants`` itself: ``K.<name>`` of a name
+# kernel.py only re-exports runs its module ``__getattr__`` (a loop over modules) per read.
 
 
 class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
@@ -126,7 +130,7 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
         self._status_key = None
 
     def _current_seat(self) -> int:
-        return int(self._st.info[0, K.I_CUR])
+        return int(self._st.info[0, I_CUR])
 
     def _legal_mask(self) -> np.ndarray:
         if self._mask is None:  # once per position, a fresh array (never written again)
@@ -141,7 +145,10 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
     def _apply(self, action: int) -> None:
         st = self._st
         self._mask = None
-        self.game.reserve(st, 1)  # room for a VF-17 round-start record (grows st.hist)
+        # room for a VF-17 round-start record: reserve's own test for one game, asked here
+        # so that a move with room left (all but one in HIST_START) costs no numpy pass
+        if st.info[0, I_HLEN] >= st.hist.shape[1] and st.hist.shape[1] <= self.max_rounds:
+            self.game.reserve(st, 1)  # grows st.hist
         K.step_one(
             st.bb,
             st.cells,
@@ -157,11 +164,11 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
         )
 
     def _seat_status(self) -> tuple[np.ndarray, np.ndarray]:
-        info = self._st.info[0]
-        key = (int(info[K.I_PHASE]) == K.PH_OVER, int(info[K.I_ALIVE]))
+        info = self._st.info
+        key = (int(info[0, I_PHASE]) == PH_OVER, int(info[0, I_ALIVE]))
         if key != self._status_key:  # changes only at eliminations and at the end
             done = ((key[1] >> self._seats) & 1 == 0) | key[0]
-            final = info[K.I_RES : K.I_RES + self.num_players].astype(np.float32)
+            final = info[0, I_RES : I_RES + self.num_players].astype(np.float32)
             self._status = (done, final)
             self._status_key = key
         return self._status
@@ -195,7 +202,7 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
 
     def phase(self) -> str:
         """``setup``, ``effect``, ``step`` or ``over``."""
-        return position.PHASE_NAMES[int(self._st.info[0, K.I_PHASE])]
+        return position.PHASE_NAMES[int(self._st.info[0, I_PHASE])]
 
 
 # ---------------------------------------------------------------------------- env()

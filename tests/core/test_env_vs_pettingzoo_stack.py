@@ -114,3 +114,26 @@ def _moon_plain(**kwargs: Any) -> Any:
 @pytest.mark.parametrize("seed", [0, 1])
 def test_moon_shot_env_matches_pettingzoo_stack(seed: int) -> None:
     assert _moon_trace(moon_shot_v0.env, seed) == _moon_trace(_moon_plain, seed)
+
+
+@pytest.mark.parametrize(
+    ("make", "kwargs"),
+    [(proteus_v0.raw_env, {}), (virus_fight_v0.raw_env, {"num_players": 3})],
+)
+def test_is_legal_hook_agrees_with_the_mask(make: Callable[..., Any], kwargs: dict) -> None:
+    # the template checks a step's action with _is_legal (one entry, no mask copy); it must
+    # say what the observed mask says for every action, in every position of a random game
+    env = make(**kwargs)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    positions = 0
+    while env.agents and positions < 60:
+        agent = env.agent_selection
+        if env.terminations[agent]:
+            env.step(None)
+            continue
+        mask = env.observe(agent)["action_mask"]
+        assert [env._is_legal(a) for a in range(len(mask))] == [bool(m) for m in mask]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+        positions += 1
+    assert positions > 10
