@@ -257,8 +257,8 @@ class TurnBasedEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self._apply(action)
-        self._update_status()
-        self._accumulate_rewards()
+        if self._update_status():  # else every reward of this step is 0: nothing to add
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -274,14 +274,20 @@ class TurnBasedEnv(AECEnv):
                 f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}"
             ) from None
 
-    def _update_status(self) -> None:
-        """Read seat status from the kernel: new terminations, their rewards, who acts next."""
+    def _update_status(self) -> bool:
+        """Read seat status from the kernel: new terminations, their rewards, who acts next.
+
+        False when the hook returned the arrays it returned last time (and the game goes
+        on): no seat is newly done, so no reward was set.
+        """
         done, final = self._seat_status()
-        if done is self._status_seen:  # the hook's cached arrays: no seat is newly done
+        if done is self._status_seen:  # the hook's cached arrays, already read: nothing new
             self.agent_selection = self.possible_agents[self._current_seat()]
             self._deads_step_first()
-            return
-        self._status_seen = done if not done.any() else None
+            return False
+        # seats done earlier stay marked in _seat_done, so the same arrays next time add
+        # nothing; once every seat is done the selection rule below differs: no shortcut
+        self._status_seen = done if not done.all() else None
         for seat, agent in enumerate(self.possible_agents):
             if done[seat] and not self._seat_done[seat]:
                 self._seat_done[seat] = True
@@ -293,6 +299,7 @@ class TurnBasedEnv(AECEnv):
         elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
             self.agent_selection = self.agents[0]
         self._deads_step_first()
+        return True
 
     # ------------------------------------------------------------------ rendering
     def render(self) -> Any:
