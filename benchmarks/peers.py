@@ -23,6 +23,9 @@ measure                         loop
                                 auto-reset, next compact observation + legal mask of the
                                 seat to move, rewards, done) into buffers allocated once;
                                 every player count; ``bytes_per_step`` beside the rate
+``learner step (dense)``        the same step into ``learner_buffers(B, dense=True)``: one
+                                code row per game instead of uint8 planes (facades with a
+                                ``code_shape``), decoded to the same planes by ``decode``
 ``memory bandwidth``            a 256 MiB ``numpy`` copy, bytes read + written per second:
                                 the physical limit of a step bound by the bytes it writes
 ==============================  =============================================================
@@ -57,6 +60,7 @@ import numpy as np
 from benchmarks import write_report
 from envs import registry
 from envs.core import cli_text
+from envs.core.bench import timed
 
 Row = dict[str, Any]
 
@@ -67,11 +71,19 @@ OS_CPP = "peer openspiel C++ loop"
 OS_PY = "peer openspiel python loop"
 PGX = "peer pgx jit(vmap(step))"
 LEARNER = "learner step"
+LEARNER_DENSE = "learner step (dense)"
 MEMCPY = "memory bandwidth (numpy copy)"
 
 
 #: (peer measure, our measure it is compared with) for the ratio table.
-COMPARISONS = ((PGX, KERNEL), (PGX, LEARNER), (OS_CPP, KERNEL), (OS_PY, AEC), (PZ, AEC))
+COMPARISONS = (
+    (PGX, KERNEL),
+    (PGX, LEARNER),
+    (PGX, LEARNER_DENSE),
+    (OS_CPP, KERNEL),
+    (OS_PY, AEC),
+    (PZ, AEC),
+)
 
 #: short column names of the ratio table
 SHORT = {PGX: "pgx", OS_CPP: "openspiel C++", OS_PY: "openspiel py", PZ: "pettingzoo"}
@@ -284,6 +296,13 @@ def bench_openspiel_python(name: str, games: int, seconds: float) -> float:
 
 def bench_pgx(name: str, batch: int, seconds: float) -> tuple[float, float]:
     """Pgx on CPU: jit(vmap) of init/step with random legal actions and auto-reset."""
+    one, sync, compile_s = pgx_stepper(name, batch)
+    return _timed(one, seconds, sync=sync), compile_s
+
+
+def pgx_stepper(name: str, batch: int) -> tuple[Callable[[], int], Callable[[], None], float]:
+    """(one batch step, sync, compile s) of Pgx's ``jit(vmap(auto_reset(step)))`` with
+    ``act_randomly``, compiled once (so rounds can alternate with ours in one process)."""
     import jax
     import pgx
     from pgx.experimental import act_randomly, auto_reset
@@ -311,7 +330,7 @@ def bench_pgx(name: str, batch: int, seconds: float) -> tuple[float, float]:
         holder[0], holder[1] = body(holder[0], holder[1])
         return batch
 
-    return _timed(one, seconds, sync=lambda: jax.block_until_ready(holder[0])), compile_s
+    return one, lambda: jax.block_until_ready(holder[0]), compile_s
 
 
 def pgx_bytes_per_step(name: str) -> int:
@@ -325,13 +344,24 @@ def pgx_bytes_per_step(name: str) -> int:
 
 
 # --------------------------------------------------------------------------- learner step
-def bench_learner(facade: Any, batch: int, seconds: float) -> tuple[float, float, int]:
+def bench_learner(
+    facade: Any, batch: int, seconds: float, dense: bool = False
+) -> tuple[float, float, int]:
     """(steps/s, compile s, bytes per step) of the fused learner step with random legal
     actions: validate, apply, auto-reset, next compact observation + mask, rewards, done
-    (what Pgx's ``step`` hands a learner), into buffers allocated once."""
+    (what Pgx's ``step`` hands a learner), into buffers allocated once (``dense``: the
+    facade's dense code rows instead of the planes)."""
+    one, compile_s, nbytes = learner_stepper(facade, batch, dense)
+    return _timed(one, seconds), compile_s, nbytes
+
+
+def learner_stepper(
+    facade: Any, batch: int, dense: bool = False
+) -> tuple[Callable[[], int], float, int]:
+    """(one batch step, compile s, bytes per step) of the learner step (:func:`bench_learner`)."""
     t0 = time.perf_counter()
     state = facade.init(batch, 0)
-    out = facade.learner_buffers(batch)
+    out = facade.learner_buffers(batch, dense=True) if dense else facade.learner_buffers(batch)
     facade.learner_view(state, out)
     facade.learner_step(state, facade.random_actions(state), out)  # compiles
     compile_s = time.perf_counter() - t0
@@ -340,7 +370,30 @@ def bench_learner(facade: Any, batch: int, seconds: float) -> tuple[float, float
         facade.learner_step(state, facade.random_actions(state), out)
         return batch
 
-    return _timed(one, seconds), compile_s, out.bytes_per_step()
+    return one, compile_s, out.bytes_per_step()
+
+
+def learner_rounds(
+    facade: Any, peer: str, batch_sizes: list[int], seconds: float, rounds: int, threads: int
+) -> list[Row]:
+    """Our learner step (planes, and dense codes where the facade has them) and Pgx game
+    ``peer``'s step, alternating in this one process, ``rounds`` times: rates per wall- and
+    per CPU-second of the process (``cpu_rate``; all threads), the fair figure on a
+    shared machine, where runs minutes apart see different loads."""
+    kinds = [(LEARNER, False)] + ([(LEARNER_DENSE, True)] if hasattr(facade, "code_shape") else [])
+    rows: list[Row] = []
+    for b in batch_sizes:
+        steppers = {m: learner_stepper(facade, b, dense) for m, dense in kinds}
+        pgx_one, pgx_sync, _ = pgx_stepper(peer, b)
+        for r in range(rounds):
+            for m, (one, _, nbytes) in steppers.items():
+                wall, cpu = timed(one, seconds)
+                rows.append(_row(facade.name, "", m, b, threads, wall, cpu_rate=cpu, round=r,
+                                 bytes_per_step=nbytes))  # fmt: skip
+            step = lambda f=pgx_one, done=pgx_sync: (f(), done())[0]  # noqa: E731 (waits)
+            wall, cpu = timed(step, seconds)
+            rows.append(_row(peer, "2p", PGX, b, threads, wall, cpu_rate=cpu, round=r))
+    return rows
 
 
 def memory_bandwidth(seconds: float, nbytes: int = 1 << 28) -> float:
@@ -376,10 +429,12 @@ def learner_rows(batch_sizes: list[int], seconds: float, threads: int) -> list[R
                 continue
             size = getattr(facade, "board_size", None)
             config = f"{players}p" + (f" {size}x{size}" if size else "")
+            kinds = ((LEARNER, False), (LEARNER_DENSE, True))
             for b in batch_sizes:
-                rate, comp, nbytes = bench_learner(facade, b, seconds)
-                row = _row(spec.name, config, LEARNER, b, threads, rate, round(comp, 2))
-                rows.append({**row, "bytes_per_step": nbytes})
+                for measure, dense in kinds[: 2 if hasattr(facade, "code_shape") else 1]:
+                    rate, comp, nbytes = bench_learner(facade, b, seconds, dense)
+                    row = _row(spec.name, config, measure, b, threads, rate, round(comp, 2))
+                    rows.append({**row, "bytes_per_step": nbytes})
     rows.append(_row("machine", "", MEMCPY, 1, 1, memory_bandwidth(seconds), unit="bytes/s"))
     return rows
 
@@ -581,7 +636,18 @@ def main(argv: list[str] | None = None) -> int:
         "--loop-games", type=int, default=64, help="most live games for the one-game loops"
     )
     parser.add_argument("--json", type=Path, default=Path("results/peers.json"))
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="only the learner step of --game beside Pgx's --peer, alternating this many "
+        "rounds in one process (rates per CPU-second too)",
+    )
+    parser.add_argument("--game", default=None, help="our game of --rounds (a registry name)")
+    parser.add_argument("--peer", default="tic_tac_toe", help="the Pgx game of --rounds")
     args = parser.parse_args(argv)
+    if args.rounds:
+        return _main_rounds(args)
     if any(b < 1 for b in args.batch):
         parser.error("--batch sizes must be positive")
     if args.threads < 1 or args.loop_games < 1 or args.seconds <= 0:
@@ -607,6 +673,23 @@ def main(argv: list[str] | None = None) -> int:
         "ratios": table,
     }
     write_report(args.json, rows, started, extra)
+    return 0
+
+
+def _main_rounds(args: Any) -> int:
+    """``--rounds``: the alternating learner-vs-Pgx rounds, printed and written as JSON."""
+    if args.game not in registry.names():
+        raise SystemExit(f"--rounds needs --game, one of {', '.join(registry.names())}")
+    import numba
+
+    numba.set_num_threads(min(args.threads, int(numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
+    started = time.time()
+    facade = registry.make_batch(args.game)
+    rows = learner_rounds(facade, args.peer, args.batch, args.seconds, args.rounds, args.threads)
+    for r in rows:
+        print(f"round {r['round']} B={r['batch']:>6} {r['game']:>12} {r['measure']:<26} "
+              f"{_fmt(r['rate'])}/s  {_fmt(r['cpu_rate'])}/CPU-s")  # fmt: skip
+    write_report(args.json, rows, started, {"args": {k: str(v) for k, v in vars(args).items()}})
     return 0
 
 

@@ -26,6 +26,8 @@ class ProteusBatch:
     num_players = 2
     num_actions = NUM_ACTIONS
     obs_shape: tuple[int, ...] = OBS_SHAPE
+    #: one dense learner observation (``learner_buffers(B, dense=True)``)
+    code_shape: tuple[int, ...] = (K.DENSE_BYTES,)
 
     def __init__(self, max_turns: int = DEFAULT_MAX_TURNS) -> None:
         self.max_turns = check_max_turns(max_turns)  # 1..2**31-1, ValueError otherwise
@@ -60,9 +62,15 @@ class ProteusBatch:
         return K.observe(state, seats)
 
     # ------------------------------------------------------------------ learner step
-    def learner_buffers(self, batch_size: int) -> LearnerBuffers:
-        """Outputs of :meth:`learner_step` for ``batch_size`` games (allocate once, reuse)."""
-        return LearnerBuffers.allocate(batch_size, OBS_SHAPE, NUM_ACTIONS, self.num_players)
+    def learner_buffers(self, batch_size: int, dense: bool = False) -> LearnerBuffers:
+        """Outputs of :meth:`learner_step` for ``batch_size`` games (allocate once, reuse).
+
+        ``dense=True``: 24-byte observation codes instead of the 315-byte compact planes
+        (``envs/proteus/observe.py``), for a learner bound by the bytes a step writes;
+        :meth:`decode` turns either into the float planes.
+        """
+        shape = self.code_shape if dense else OBS_SHAPE
+        return LearnerBuffers.allocate(batch_size, shape, NUM_ACTIONS, self.num_players)
 
     def learner_step(
         self,
@@ -84,7 +92,9 @@ class ProteusBatch:
     obs_scale = K.OBS_SCALE
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
-        """float32 planes of compact observations (the consumer's side)."""
+        """float32 planes of compact or dense observations (the consumer's side)."""
+        if np.ndim(codes) >= 1 and np.shape(codes)[-1] == K.DENSE_BYTES:
+            return K.decode_dense(codes)
         return K.decode(codes)
 
     # ------------------------------------------------------------------ extras

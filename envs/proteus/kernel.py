@@ -87,7 +87,17 @@ from envs.proteus.legal import (  # noqa: F401  (re-exported: lookahead, tests)
     _sample,
     _swap_pair,
 )
-from envs.proteus.observe import OBS_SCALE, _observe_one, _planes, decode  # noqa: F401
+from envs.proteus.observe import (  # noqa: F401  (re-exported: the facade, tests)
+    COMPACT,
+    DENSE,
+    DENSE_BYTES,
+    FLOAT,
+    OBS_SCALE,
+    _observe_one,
+    _planes,
+    decode,
+    decode_dense,
+)
 from envs.proteus.rules import (  # noqa: F401  (re-exported: lookahead, tests)
     _activated,
     _apply_one,
@@ -122,6 +132,9 @@ from envs.proteus.tables import (  # noqa: F401  (re-exported)
 )
 
 # ----------------------------------------------------------------------------- batch API
+
+_F32 = np.dtype(np.float32)
+_I64 = np.dtype(np.int64)
 #
 # Every batch operation is one prange loop over a per-game body, compiled serial and
 # parallel; ``envs.core.loops.run_loop`` picks one by batch size. Results never depend on
@@ -129,10 +142,17 @@ from envs.proteus.tables import (  # noqa: F401  (re-exported)
 
 
 def _run(par_fn, ser_fn, st: KernelState, parallel: bool | None, *args, many_steps=False):
-    """Run an operation's loop over ``st`` (``parallel``: None = by batch size, or forced)."""
-    return run_loop(
-        ser_fn, par_fn, st.batch_size, st.arrays(), *args, many_steps=many_steps, force=parallel
-    )
+    """Run an operation's loop over ``st`` (``parallel``: None = by batch size, or forced).
+
+    A batch below ``SINGLE_THREAD_MIN_BATCH`` (the AEC env's one game, a search's few
+    candidates) calls the serial compile here: the first rule of ``envs.core.loops.choose``
+    without the two extra Python calls, a fifth of a call's cost at B = 1 (issue 10).
+    """
+    S = st.arrays()
+    n = len(S[0])
+    if parallel is None and n < SINGLE_THREAD_MIN_BATCH:
+        return ser_fn(S, *args)
+    return run_loop(ser_fn, par_fn, n, S, *args, many_steps=many_steps, force=parallel)
 
 
 def _reset_loop(S):
@@ -228,8 +248,9 @@ _selfplay_ser, _selfplay_par = serial_and_parallel(_selfplay_loop)
 
 
 def _observe_loop(S, seats, out):
+    flat = out.reshape((out.shape[0], 9 * N_PLANES))  # checked contiguous by ``observe``
     for b in prange(S[0].shape[0]):
-        _observe_one(S, seats, out, b)
+        _observe_one(S, seats, flat, b)
 
 
 _observe_ser, _observe_par = serial_and_parallel(_observe_loop)
@@ -320,18 +341,24 @@ def observe(
     phase; 32 observer is to move; 33 turn / max_turns; 34 (occurrences of the position
     - 1) / 2 (PR-17 repetition count).
     """
-    b = st.batch_size
+    b = len(st.tiles)
     if out is None:
         out = np.zeros((b, 3, 3, N_PLANES), dtype=np.float32)
-    elif out.shape != (b, 3, 3, N_PLANES) or out.dtype != np.float32 or not out.flags.c_contiguous:
+    elif (
+        out.shape != (b, 3, 3, N_PLANES)
+        or (out.dtype is not _F32 and out.dtype != _F32)
+        or not out.flags.c_contiguous
+    ):
         raise ValueError(
             f"observe: out is {out.dtype}{out.shape}, expected a contiguous float32"
             f"{(b, 3, 3, N_PLANES)}"
         )
-    seats = np.ascontiguousarray(seats, dtype=np.int64)
-    if seats.shape != (b,):
-        raise ValueError(f"observe: seats has shape {seats.shape}, expected ({b},)")
-    _run(_observe_par, _observe_ser, st, parallel, seats, out.reshape(b, 9 * N_PLANES))
+    # an int64 (B,) array passes as it is (the cheap test first: issue 10's B = 1 cost)
+    if seats.__class__ is not np.ndarray or seats.dtype is not _I64 or seats.shape != (b,):
+        seats = np.ascontiguousarray(seats, dtype=np.int64)
+        if seats.shape != (b,):
+            raise ValueError(f"observe: seats has shape {seats.shape}, expected ({b},)")
+    _run(_observe_par, _observe_ser, st, parallel, seats, out)
     return out
 
 
@@ -368,7 +395,7 @@ _validate_ser, _validate_par = serial_and_parallel(_validate_loop)
 
 
 @njit(cache=True, inline="always")
-def _learn_one(S, b, action, obs, mask, rewards, done, seat):
+def _learn_one(S, b, action, obs, code, mask, rewards, done, seat):
     """Apply, auto-reset, then write game ``b``'s next observation and mask (seat to move).
 
     The words stay in registers from load to store, and the PR-17 count of the new
@@ -393,11 +420,11 @@ def _learn_one(S, b, action, obs, mask, rewards, done, seat):
     rewards[b, 1] = r1
     done[b] = over
     seat[b] = p
-    _planes(S, b, p, count, obs[b], True)
+    _planes(S, b, p, count, obs[b], code)
     _fill_from(_legal_set(ts, pcs, w, a, p), p, ts, pcs, mask[b])
 
 
-def _learner_loop(S, actions, validate, obs, mask, rewards, done, seat, bad):
+def _learner_loop(S, actions, validate, obs, code, mask, rewards, done, seat, bad):
     """The fused learner step over the batch; returns the number of illegal actions."""
     if validate:  # _validate_loop's body (a prange loop cannot call another)
         for b in prange(S[0].shape[0]):
@@ -406,20 +433,20 @@ def _learner_loop(S, actions, validate, obs, mask, rewards, done, seat, bad):
         if nbad:
             return nbad
     for b in prange(S[0].shape[0]):
-        _learn_one(S, b, np.int64(actions[b]), obs, mask, rewards, done, seat)
+        _learn_one(S, b, np.int64(actions[b]), obs, code, mask, rewards, done, seat)
     return 0
 
 
 _learner_ser, _learner_par = serial_and_parallel(_learner_loop)
 
 
-def _view_loop(S, obs, mask, seat):
+def _view_loop(S, obs, code, mask, seat):
     """Observation and mask of every game for its seat to move (no step): the first ones."""
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     for b in prange(tiles.shape[0]):
         me = np.int64(player[b])
         seat[b] = me
-        _planes(S, b, me, -1, obs[b], True)
+        _planes(S, b, me, -1, obs[b], code)
         _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, mask[b])
 
 
@@ -435,15 +462,16 @@ def learner_step(
 ) -> LearnerBuffers:
     """One fused learner step into ``out`` (see ``LearnerBuffers``); auto-reset always on.
 
-    With ``validate`` (default) an illegal action raises ValueError naming the games and
+    ``out`` from ``learner_buffers(B)`` gets the compact planes, from
+    ``learner_buffers(B, dense=True)`` the dense 24-byte codes (``observe.py``). With
+    ``validate`` (default) an illegal action raises ValueError naming the games and
     actions, and no game changes; ``validate=False`` is for actions drawn from the mask.
     """
     acts = as_actions(actions, st.batch_size, NUM_ACTIONS, "proteus")
-    out.check(st.batch_size, (3, 3, N_PLANES), NUM_ACTIONS)
-    obs = out.obs.reshape(st.batch_size, 9 * N_PLANES)  # a view: checked contiguous
+    obs, code = _obs_rows(st, out)
     nbad = _run(
         _learner_par, _learner_ser, st, parallel, acts, bool(validate),
-        obs, out.mask, out.rewards, out.done, out.seat, out.bad,
+        obs, code, out.mask, out.rewards, out.done, out.seat, out.bad,
     )  # fmt: skip
     if nbad:
         raise_illegal("proteus", out.bad, acts)
@@ -452,11 +480,20 @@ def learner_step(
 
 def learner_view(st: KernelState, out: LearnerBuffers, parallel: bool | None = None) -> None:
     """Write the observation and mask of every game's seat to move into ``out`` (no step)."""
-    out.check(st.batch_size, (3, 3, N_PLANES), NUM_ACTIONS)
-    obs = out.obs.reshape(st.batch_size, 9 * N_PLANES)
-    _run(_view_par, _view_ser, st, parallel, obs, out.mask, out.seat)
+    obs, code = _obs_rows(st, out)
+    _run(_view_par, _view_ser, st, parallel, obs, code, out.mask, out.seat)
     out.rewards[:] = 0.0
     out.done[:] = False
+
+
+def _obs_rows(st: KernelState, out: LearnerBuffers) -> tuple[np.ndarray, int]:
+    """(B, row) view of ``out.obs`` and its encoding, once ``out`` is checked to fit ``st``."""
+    b = st.batch_size
+    if out.obs.ndim == 2:  # learner_buffers(B, dense=True)
+        out.check(b, (DENSE_BYTES,), NUM_ACTIONS)
+        return out.obs, DENSE
+    out.check(b, (3, 3, N_PLANES), NUM_ACTIONS)
+    return out.obs.reshape(b, 9 * N_PLANES), COMPACT  # a view: checked contiguous
 
 
 def check_legal(st: KernelState, actions: np.ndarray, parallel: bool | None = None) -> np.ndarray:
@@ -479,7 +516,7 @@ def _env_refresh(S, mask, obs, seats):
     flat = obs.reshape((2, 9 * N_PLANES))
     for seat in range(2):
         seats[0] = seat
-        _planes(S, 0, seat, -1, flat[seat], False)
+        _planes(S, 0, seat, -1, flat[seat], FLOAT)
 
 
 @njit(cache=True)

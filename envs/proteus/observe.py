@@ -14,6 +14,16 @@ Plane layout (see :func:`envs.proteus.kernel.observe`): 0-8 tile id on the squar
 face up; 10-12 observer's pieces by shape; 13-15 opponent's; 16-24 tile k in the pool;
 25-27 / 28-30 observer's / opponent's pieces in hand; 31 movement phase; 32 observer
 to move; 33 turn / max_turns; 34 repetition count.
+
+A third encoding, **dense** (the learner's option ``learner_buffers(B, dense=True)``),
+holds the same information in ``DENSE_BYTES`` = 24 bytes, 13x fewer than the compact
+planes, and :func:`decode_dense` gives back exactly the float32 planes of ``observe``:
+
+* bytes 0-8, one per square: bits 0-3 tile id + 1 (0 = no tile), bit 4 face up, bits
+  5-7 the piece (0 none, 1 + shape for the observer's, 4 + shape for the opponent's);
+* bytes 9-11: planes 16-32 as bits 0-16 (pool tiles, pieces in hand, phase, to move);
+* byte 12: plane 34's code (occurrences - 1, at most 2); bytes 13-15: 0;
+* bytes 16-19 / 20-23: ``turn`` / ``max_turns`` as little-endian uint32 (plane 33 exact).
 """
 
 from __future__ import annotations
@@ -30,10 +40,78 @@ OBS_SCALE = np.ones(N_PLANES, dtype=np.float32)
 OBS_SCALE[33] = 1.0 / 255.0
 OBS_SCALE[34] = 0.5
 
+#: the three encodings of :func:`_planes` (``code``)
+FLOAT, COMPACT, DENSE = 0, 1, 2
+
+
+#: bytes of one dense learner observation (module docstring)
+DENSE_BYTES = 24
+
 
 def decode(codes: np.ndarray) -> np.ndarray:
     """float32 planes of compact (..., 3, 3, 35) uint8 observations (the consumer's side)."""
     return np.multiply(codes, OBS_SCALE, dtype=np.float32)  # one pass, no uint8 -> float copy
+
+
+def decode_dense(codes: np.ndarray) -> np.ndarray:
+    """float32 (..., 3, 3, 35) planes of dense (..., 24) uint8 observations, exactly those of
+    ``observe`` for the same position and seat (the consumer's side; module docstring)."""
+    c = np.asarray(codes)
+    if c.dtype != np.uint8 or c.ndim < 1 or c.shape[-1] != DENSE_BYTES:
+        raise ValueError(
+            f"decode_dense: codes are {c.dtype}{c.shape}, expected uint8 (..., {DENSE_BYTES})"
+        )
+    lead = c.shape[:-1]
+    sq = c[..., :9].astype(np.int64)
+    out = np.zeros((*lead, 9, N_PLANES), np.float32)
+    out[..., :9] = (sq & 15)[..., None] - 1 == np.arange(9)  # planes 0-8: tile id
+    out[..., 9] = (sq >> 4) & 1  # face up
+    out[..., 10:16] = (sq >> 5)[..., None] == np.arange(1, 7)  # own / opponent piece shapes
+    bits = c[..., 9].astype(np.int64) | (c[..., 10].astype(np.int64) << 8)
+    bits |= c[..., 11].astype(np.int64) << 16
+    out[..., 16:33] = ((bits[..., None] >> np.arange(17)) & 1)[..., None, :]
+    word = np.ascontiguousarray(c[..., 16:24]).view("<u4").astype(np.float64)  # (..., 2)
+    out[..., 33] = (word[..., 0] / np.maximum(word[..., 1], 1.0)).astype(np.float32)[..., None]
+    out[..., 34] = (c[..., 12] / 2.0)[..., None]
+    return out.reshape(*lead, 3, 3, N_PLANES)
+
+
+@njit(cache=True, inline="always")
+def _global_bits(w, me, to_move):
+    """Planes 16-32 as bits 0-16: pool tiles, own / opponent pieces in hand, phase, to move."""
+    hand = (w >> 45) & 63
+    bits = (511 & ~(w >> 36)) | (((hand >> (3 * me)) & 7) << 9)
+    bits |= ((hand >> (3 * (1 - me))) & 7) << 12
+    if (w & 511) == 511 and hand == 0:
+        bits |= 1 << 15
+    if to_move:
+        bits |= 1 << 16
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _write_dense(tw, pw, w, a, me, to_move, turn, mt, rep, o):
+    """The dense code of one position into the 24-byte row ``o`` (module docstring)."""
+    for sq in range(9):
+        c = (tw >> (4 * sq)) & 15  # tile id + 1
+        t = c - 1
+        if t >= 0 and ((a >> (2 * (t // 3))) & 3) == t % 3 + 1:
+            c |= 16
+        pc = ((pw >> (4 * sq)) & 15) - 1
+        if pc >= 0:
+            c |= (1 + pc % 3 + (0 if pc // 3 == me else 3)) << 5
+        o[sq] = c
+    bits = _global_bits(w, me, to_move)
+    o[9] = bits & 255
+    o[10] = (bits >> 8) & 255
+    o[11] = bits >> 16
+    o[12] = rep
+    o[13] = 0
+    o[14] = 0
+    o[15] = 0
+    for k in range(4):
+        o[16 + k] = (turn >> (8 * k)) & 255
+        o[20 + k] = (mt >> (8 * k)) & 255
 
 
 @njit(cache=True, inline="always")
@@ -46,6 +124,7 @@ def _write_planes(tw, pw, w, a, me, to_move, v33, v34, o):
     """
     for i in range(9 * N_PLANES):
         o[i] = 0
+    bits = _global_bits(w, me, to_move)
     for sq in range(9):  # planes 0-15: tile id, face up, pieces by owner and shape
         base = N_PLANES * sq
         t = ((tw >> (4 * sq)) & 15) - 1
@@ -56,14 +135,6 @@ def _write_planes(tw, pw, w, a, me, to_move, v33, v34, o):
         pc = ((pw >> (4 * sq)) & 15) - 1
         if pc >= 0:
             o[base + (10 if pc // 3 == me else 13) + pc % 3] = 1
-    hand = (w >> 45) & 63
-    # planes 16-32 as bits 0-16: pool tiles, own / opponent pieces in hand, phase, to move
-    bits = (511 & ~(w >> 36)) | (((hand >> (3 * me)) & 7) << 9)
-    bits |= ((hand >> (3 * (1 - me))) & 7) << 12
-    if (w & 511) == 511 and hand == 0:
-        bits |= 1 << 15
-    if to_move:
-        bits |= 1 << 16
     for k in range(17):
         if (bits >> k) & 1:
             for sq in range(9):
@@ -77,30 +148,36 @@ def _write_planes(tw, pw, w, a, me, to_move, v33, v34, o):
 
 
 @njit(cache=True, inline="always")
-def _planes(S, b, me, count, o, compact):
+def _planes(S, b, me, count, o, code):
     """Planes of game ``b`` from seat ``me``'s point of view into the flat row ``o``.
 
     ``count``: occurrences of the position in its PR-17 window (-1: count them here).
+    ``code``: ``FLOAT`` planes, ``COMPACT`` uint8 planes or the ``DENSE`` 24 bytes.
     """
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     n = hist_len[b]
     if count < 0:
         count = _count_key(hist, b, n, hist[b, n - 1]) if n > 0 else 1
+    to_move = status[b] == 0 and player[b] == me
+    if code == DENSE:
+        rep = min(count - 1, 2)
+        t, m = np.int64(turn[b]), np.int64(max_turns[b])
+        _write_dense(tiles[b], pat[b], bb[b], act[b], me, to_move, t, m, rep, o)
+        return
     mt = max(np.int64(max_turns[b]), 1)
-    if compact:
+    if code == COMPACT:
         v33 = float(min((255 * np.int64(turn[b])) // mt, 255))
         v34 = float(min(count - 1, 2))
     else:
         v33 = turn[b] / mt
         v34 = min(count - 1, 2) / 2.0
-    to_move = status[b] == 0 and player[b] == me
     _write_planes(tiles[b], pat[b], bb[b], act[b], me, to_move, v33, v34, o)
 
 
 @njit(cache=True, inline="always")
 def _observe_one(S, seats, out, b):
     """float32 planes of game ``b`` from ``seats[b]``'s point of view into row ``out[b]``."""
-    _planes(S, b, np.int64(seats[b]), -1, out[b], False)
+    _planes(S, b, np.int64(seats[b]), -1, out[b], FLOAT)
 
 
 guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

@@ -38,12 +38,33 @@ class KernelState:
     status: np.ndarray
     rng: np.ndarray
 
+    # ``_S``: the tuple :meth:`arrays` built last, in a slot (not in ``vars(state)``, which
+    # lists the arrays only); rebinding any field drops it
+    __slots__ = ("_S", "__dict__")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # rebinding an array (``st.hist = grown``) must not leave a stale cached tuple
+        object.__setattr__(self, name, value)
+        object.__setattr__(self, "_S", None)
+
     @property
     def batch_size(self) -> int:
-        return int(self.tiles.shape[0])
+        return len(self.tiles)
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays in kernel argument order."""
+        """The arrays in kernel argument order (one tuple, built once per binding).
+
+        Why cached: every kernel call takes this tuple, and at B = 1 building it was a
+        tenth of the call (issue 10); the arrays are changed in place, never rebound, by
+        the kernels, so the same tuple stays valid until a field is assigned anew.
+        """
+        S = self._S  # type: ignore[attr-defined]  # the slot, set by __setattr__
+        if S is None:
+            S = self._build()
+            object.__setattr__(self, "_S", S)
+        return S
+
+    def _build(self) -> tuple[np.ndarray, ...]:
         return (
             self.tiles,
             self.tsq,

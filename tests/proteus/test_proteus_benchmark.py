@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
 from benchmarks.proteus import run
 
 KEYS = {"game", "config", "measure", "batch", "threads", "rate", "unit", "compile_s"}
@@ -19,3 +23,18 @@ def test_benchmark_rows_smoke() -> None:
     }
     for r in rows:
         assert KEYS <= set(r) and r["game"] == "proteus" and r["rate"] > 0
+
+
+def test_learner_rounds_beside_pgx_name_both_encodings(tmp_path: Path) -> None:
+    """``benchmarks.peers --rounds``: the planes and the dense learner rows beside Pgx's step,
+    alternating, each with its rate per CPU-second (issue 14)."""
+    pytest.importorskip("pgx")
+    from benchmarks import peers
+
+    out = tmp_path / "rounds.json"
+    argv = ["--rounds", "1", "--game", "proteus", "--batch", "2", "--seconds", "0.02"]
+    assert peers.main([*argv, "--threads", "1", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["measure"] for r in rows] == [peers.LEARNER, peers.LEARNER_DENSE, peers.PGX]
+    assert all(r["cpu_rate"] > 0 and r["rate"] > 0 for r in rows)
+    assert rows[1]["bytes_per_step"] < rows[0]["bytes_per_step"]
