@@ -43,6 +43,7 @@ with ``rate: null`` and ``skipped: <reason>``.
 
     python -m benchmarks.peers                       # default batches 1 1024 16384, 1 s each
     python -m benchmarks.peers --batch 1 256 --seconds 0.5 --threads 2 --json out.json
+    python -m benchmarks.peers --rounds 3 --game GAME --peer tic_tac_toe --batch 1024 16384
 """
 
 from __future__ import annotations
