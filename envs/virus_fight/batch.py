@@ -7,6 +7,7 @@ the programs an observer has not seen by random programs of the same rules.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,14 @@ HIST_START = 256
 #: deprecated aliases: serial or parallel is chosen in ``envs.core.loops`` only
 PARALLEL_MIN_BATCH = loops.PARALLEL_MIN_BATCH
 STEP_PARALLEL_MIN_BATCH = loops.STEP_PARALLEL_MIN_BATCH
+
+
+#: (serial, parallel) dispatchers of each batch loop the facade calls, looked up once
+_KERNELS = {
+    name: (getattr(K, name + "_serial"), getattr(K, name))
+    for name in ("init", "legal_mask", "random_actions", "step", "selfplay", "observe",
+                 "learner_step", "learner_view")
+}  # fmt: skip
 
 
 class VirusFightBatch:
@@ -61,23 +70,46 @@ class VirusFightBatch:
         #: one game's dense learner observation: a uint8 code row (``decode`` expands it
         #: into the ``obs_shape`` planes; ``envs/virus_fight/observe.py``)
         self.code_shape = (K.code_length(self.board_size, self.num_players),)
-        self._scratch = np.zeros((0, *self.code_shape), np.uint8)  # learner_step's codes
+        #: per-thread scratch (a facade may serve several threads): learner codes, undo rows
+        self._buffers: dict[tuple[int, str], Any] = {}
+
+    def _buffer(self, name: str, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+        """This thread's scratch array ``name`` of ``shape`` (kept between calls: at
+        B = 16384 a new one per call costs its page faults)."""
+        key = (threading.get_ident(), name)
+        buf = self._buffers.get(key)
+        if buf is None or buf.shape != shape:
+            buf = self._buffers[key] = np.zeros(shape, dtype)
+        return buf
+
+    def _check_rows(self, batch: int) -> tuple[np.ndarray, np.ndarray]:
+        """This thread's (bad flags, undo rows) for a validated step of ``batch`` games
+        (one lookup: at B = 1 each costs a tenth of a microsecond)."""
+        key = (threading.get_ident(), "check")
+        pair = self._buffers.get(key)
+        if pair is None or pair[0].shape[0] != batch:
+            pair = (np.zeros(batch, np.bool_), np.zeros((batch, K.UNDO_WORDS), np.uint64))
+            self._buffers[key] = pair
+        return pair
 
     def _run(
         self, kernel: str, state: VFState, *args: Any, fields: int = 5, many_steps: bool = False
     ) -> Any:
         """``K.<kernel>`` on the first ``fields`` arrays of ``state``, then ``seg``, ``cfg``
         and ``args`` (every batch loop takes them in this order); serial or parallel as
-        ``envs.core.loops`` chooses."""
+        ``envs.core.loops`` chooses.
+
+        Why the small-batch branch here: at B = 1 a call is a few microseconds and each
+        Python layer (``run_loop``'s argument repacking, two ``getattr``) cost a tenth of
+        it; below ``SINGLE_THREAD_MIN_BATCH`` ``loops.choose`` always says serial.
+        """
+        serial, parallel = _KERNELS[kernel]
+        arrays = state.arrays()[:fields]
+        batch = arrays[0].shape[0]
+        if batch < loops.SINGLE_THREAD_MIN_BATCH:
+            return serial(*arrays, self.seg, self.cfg, *args)
         return loops.run_loop(
-            getattr(K, kernel + "_serial"),
-            getattr(K, kernel),
-            state.batch_size,
-            *state.arrays()[:fields],
-            self.seg,
-            self.cfg,
-            *args,
-            many_steps=many_steps,
+            serial, parallel, batch, *arrays, self.seg, self.cfg, *args, many_steps=many_steps
         )
 
     # ------------------------------------------------------------------ protocol
@@ -135,21 +167,34 @@ class VirusFightBatch:
 
         With ``validate`` (default) a NaN, fraction, wrong length or illegal id raises
         ValueError naming the games and actions, and no game changes: the kernel checks
-        every game's action before it applies any (one call). A (B,) int64 array goes to
-        the kernel as it is (its range is checked there too: no numpy pass over it).
+        each game's action as it applies it and puts every game back if one fails
+        (``envs/virus_fight/undo.py``; one call). A (B,) int64 array goes to the kernel as
+        it is (its range is checked there too: no numpy pass over it).
         """
-        int64 = isinstance(actions, np.ndarray) and actions.dtype == np.int64
-        if validate and not (int64 and actions.shape == (state.batch_size,)):
-            acts = as_actions(actions, state.batch_size, self.num_actions, self._label)
-        else:
+        batch = state.bb.shape[0]
+        plain = (
+            isinstance(actions, np.ndarray)
+            and actions.dtype == np.int64
+            and actions.shape == (batch,)
+            and actions.flags.c_contiguous
+        )
+        if plain:
+            acts = actions
+        elif validate:
+            acts = as_actions(actions, batch, self.num_actions, self._label)
+        else:  # the caller vouches for the ids; the length is still checked (memory safety)
             acts = np.ascontiguousarray(actions, dtype=np.int64)
-        rew = np.zeros((state.batch_size, self.num_players), np.float32)
-        done = np.zeros(state.batch_size, np.bool_)
-        bad = np.zeros(state.batch_size, np.bool_)
+            if acts.shape != (batch,):
+                raise ValueError(
+                    f"{self._label}: actions must have shape ({batch},), got {acts.shape}"
+                )
+        rew = np.zeros((batch, self.num_players), np.float32)
+        done = np.zeros(batch, np.bool_)
+        bad, undo = self._check_rows(batch)
         hist = state.hist
         self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
         nbad = self._run(
-            "step", state, acts, bool(validate), bool(auto_reset), rew, done, bad, fields=7
+            "step", state, acts, bool(validate), bool(auto_reset), rew, done, bad, undo, fields=7
         )
         if nbad:
             state.hist = hist  # the batch as it was
@@ -183,9 +228,7 @@ class VirusFightBatch:
         rows = out.obs.reshape(batch, -1)
         if dense:
             return rows, rows, True
-        if self._scratch.shape[0] != batch:
-            self._scratch = np.zeros((batch, *self.code_shape), np.uint8)
-        return rows, self._scratch, False
+        return rows, self._buffer("codes", (batch, *self.code_shape), np.uint8), False
 
     def learner_step(
         self, state: VFState, actions: np.ndarray, out: LearnerBuffers, validate: bool = True
@@ -202,7 +245,8 @@ class VirusFightBatch:
         rows, codes, dense = self._obs_rows(out, state.batch_size)
         hist = state.hist
         self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
-        parts = (rows, out.mask, out.rewards, out.done, out.seat, out.bad, codes, dense)
+        undo = self._check_rows(state.batch_size)[1]
+        parts = (rows, out.mask, out.rewards, out.done, out.seat, out.bad, codes, dense, undo)
         if self._run("learner_step", state, acts, bool(validate), *parts, fields=7):
             state.hist = hist  # the batch as it was
             raise_illegal(self._label, out.bad, acts)
@@ -222,7 +266,7 @@ class VirusFightBatch:
         return K.decode(codes, self.num_players)
 
     def random_actions(self, state: VFState) -> np.ndarray:
-        out = np.empty(state.batch_size, np.int64)
+        out = np.empty(state.bb.shape[0], np.int64)
         self._run("random_actions", state, out, fields=6)
         return out
 

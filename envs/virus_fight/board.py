@@ -14,9 +14,11 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from envs.core.cache import guard_cache
 from envs.core.rng import hash64, mix64, splitmix64
 from envs.virus_fight.constants import (
+    HW,
     I_ALIVE,
     I_CUR,
     I_FIRST,
+    I_HLEN,
     I_PHASE,
     NINFO,
     NPIECE,
@@ -142,6 +144,20 @@ def _reset_game(g, bb, cells, marker, supply, info, cfg):
     info[g, I_CUR] = 0
     info[g, I_FIRST] = -1
     info[g, I_ALIVE] = (1 << cfg[C_PLAYERS]) - 1
+
+
+@jit
+def _new_game(g, bb, cells, marker, supply, info, hist, cfg):
+    """:func:`_reset_game` for a game that ends in play, its VF-17 records cleared first.
+
+    Why: history slots at and after ``I_HLEN`` are kept zero, so an undone step only has
+    to zero the slots it wrote (``undo.py``); a reset that left the old records behind
+    would make them the content an undo cannot know.
+    """
+    for h in range(min(info[g, I_HLEN], hist.shape[1])):
+        for w in range(HW):
+            hist[g, h, w] = U0
+    _reset_game(g, bb, cells, marker, supply, info, cfg)
 
 
 @jit

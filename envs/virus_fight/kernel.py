@@ -28,7 +28,8 @@ Modules: ``constants.py`` (names, action encoding), ``params.py`` (static parame
 :class:`~envs.virus_fight.params.VirusFightParams` and the ``cfg`` vector's ``C_*``
 indices), ``board.py`` (bitboards, RNG draw), ``legal.py`` (the one legal-move
 enumeration: mask, random, n-th action, validation), ``rules.py`` (effects, turn order,
-rounds, end), ``observe.py`` (planes and dense codes), ``state.py`` (:class:`VFState`),
+rounds, end), ``observe.py`` (planes and dense codes), ``undo.py`` (the validated steps'
+undo rows), ``state.py`` (:class:`VFState`),
 this module (the batch loops, the fused self-play and the learner step). Serial or
 parallel execution is chosen in ``envs/core/loops.py`` only. The names of the sibling
 modules stay readable here (``kernel.I_CUR``, ``kernel._legal_of``: the old import path).
@@ -46,15 +47,16 @@ from numba import njit, prange
 
 from envs.core.cache import guard_cache
 from envs.core.loops import serial_and_parallel
-from envs.virus_fight import board, constants, legal, observe, params, rules
-from envs.virus_fight.board import _reset_game, seed_keys  # noqa: F401  (re-exported)
-from envs.virus_fight.constants import I_CUR, I_PHASE, PH_OVER, jit, num_actions  # noqa: F401
+from envs.virus_fight import board, constants, legal, observe, params, rules, undo
+from envs.virus_fight.board import _new_game, _reset_game, seed_keys  # noqa: F401  (re-exported)
+from envs.virus_fight.constants import I_CUR, I_PHASE, PH_OVER, action_offsets, jit, num_actions  # noqa: F401
 from envs.virus_fight.legal import _fill_mask, _illegal_games, _nth_legal, _random_legal
 from envs.virus_fight.observe import _codes, _expand, _observe, code_length, decode  # noqa: F401
 from envs.virus_fight.params import C_N, C_PLAYERS, make_geometry  # noqa: F401
 from envs.virus_fight.rules import _apply, _record
+from envs.virus_fight.undo import APPLIED, UNDO_WORDS, _check_and_save, _count_bad, _undone  # noqa: F401
 
-_SIBLINGS: tuple[ModuleType, ...] = (constants, params, board, legal, rules, observe)
+_SIBLINGS: tuple[ModuleType, ...] = (constants, params, board, legal, rules, observe, undo)
 FAST: dict[str, Any] = {"error_model": "numpy", "_nrt": False}  # the batch loops' compile options
 
 
@@ -107,29 +109,39 @@ validate = _illegal_games
 
 
 def _step_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, check, auto_reset,
-               rew, done, bad):  # fmt: skip
+               rew, done, bad, undo):  # fmt: skip
     """Apply one action per game in place; rew (B, P) and done (B,) are outputs.
 
-    With ``check`` every running game's action is checked first and, if any is illegal,
-    none is applied (``bad`` names them; returns how many). Games already over are left
-    alone (done stays True, no reward). With auto_reset a game that ends is re-initialised
-    after its rewards are recorded (its key keeps running).
+    With ``check`` each game's action is checked right before it is applied, and the game's
+    undo row saved (``undo.py``: one read of its state instead of a check pass and an
+    apply pass); if any is illegal (``bad`` names them) every applied game is put back and
+    the count is returned. Games already over are left alone (done stays True, no reward;
+    their action must still be an id in range or -1). With auto_reset a game that ends is
+    re-initialised after its rewards are recorded (its key keeps running), with ``check``
+    once the whole batch has passed.
     """
-    if check:
-        nbad = _illegal_games(bb, cells, marker, supply, info, seg, cfg, actions, bad)
-        if nbad:
-            return nbad
+    o_pass = action_offsets(cfg[C_N])[4]
     for g in prange(bb.shape[0]):
         for s in range(cfg[C_PLAYERS]):
             rew[g, s] = 0.0
+        a = actions[g]
+        if check and _check_and_save(g, a, o_pass, bb, cells, marker, supply, info, rng, seg,
+                                     cfg, bad, undo):  # fmt: skip
+            continue
         if info[g, I_PHASE] == PH_OVER:
             done[g] = True
             continue
-        _apply(g, actions[g], bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
+        _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
         done[g] = info[g, I_PHASE] == PH_OVER
-        if done[g] and auto_reset:
-            _reset_game(g, bb, cells, marker, supply, info, cfg)
-    return 0
+        if done[g] and auto_reset and not check:
+            _new_game(g, bb, cells, marker, supply, info, hist, cfg)
+    nbad = _count_bad(bad) if check else 0
+    for g in prange(bb.shape[0] if check else 0):  # put back, or start the new games
+        if _undone(g, nbad, bb, cells, marker, supply, info, rng, hist, undo):
+            continue
+        if auto_reset and done[g] and undo[g, APPLIED]:
+            _new_game(g, bb, cells, marker, supply, info, hist, cfg)
+    return nbad
 
 
 step_serial, step = serial_and_parallel(_step_loop, **FAST)
@@ -152,7 +164,7 @@ def _selfplay_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, steps, 
                 stats[g, 0] += 1
                 for s in range(cfg[C_PLAYERS]):
                     rew[g, s] = 0.0
-                _reset_game(g, bb, cells, marker, supply, info, cfg)
+                _new_game(g, bb, cells, marker, supply, info, hist, cfg)
 
 
 selfplay_serial, selfplay = serial_and_parallel(_selfplay_loop, **FAST)
@@ -184,36 +196,61 @@ def _write_obs(g, seat, cells, marker, supply, info, cfg, obs, codes, dense):
 
 
 @jit
-def _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask, rew, done,
-               seat, codes, dense):  # fmt: skip
-    """Apply, auto-reset, then write game g's next observation and mask (seat to act)."""
-    for s in range(cfg[C_PLAYERS]):
-        rew[g, s] = 0.0
-    done[g] = False
-    if info[g, I_PHASE] == PH_OVER:  # over before the step (a state from elsewhere)
-        _reset_game(g, bb, cells, marker, supply, info, cfg)
-    else:
-        _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
-        if info[g, I_PHASE] == PH_OVER:
-            done[g] = True
-            _reset_game(g, bb, cells, marker, supply, info, cfg)
+def _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense):
+    """Game g's seat to act, its observation and its legal mask into the learner rows."""
     me = info[g, I_CUR]
     seat[g] = me
-    _write_obs(g, me, cells, marker, supply, info, cfg, obs, codes, dense)
+    _write_obs(g, max(me, 0), cells, marker, supply, info, cfg, obs, codes, dense)
     _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, mask[g])
 
 
+@jit
+def _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask, rew, done,
+               seat, codes, dense, defer):  # fmt: skip
+    """Apply, auto-reset, then write game g's next observation and mask (seat to act).
+
+    With ``defer`` a game that needs a new one (it ended now, or was over before the step:
+    a state from elsewhere) gets ``seat[g] = -1`` instead; the caller resets it and writes
+    its rows once the whole batch has passed its check.
+    """
+    for s in range(cfg[C_PLAYERS]):
+        rew[g, s] = 0.0
+    done[g] = False
+    if info[g, I_PHASE] != PH_OVER:
+        _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
+        done[g] = info[g, I_PHASE] == PH_OVER
+    if info[g, I_PHASE] == PH_OVER:
+        if defer:
+            seat[g] = -1
+            return
+        _new_game(g, bb, cells, marker, supply, info, hist, cfg)
+    _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense)
+
+
 def _learner_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, check, obs,
-                  mask, rew, done, seat, bad, codes, dense):  # fmt: skip
-    """The fused learner step over the batch; returns the number of illegal actions."""
-    if check:
-        nbad = _illegal_games(bb, cells, marker, supply, info, seg, cfg, actions, bad)
-        if nbad:
-            return nbad
+                  mask, rew, done, seat, bad, codes, dense, undo):  # fmt: skip
+    """The fused learner step over the batch; returns the number of illegal actions.
+
+    With ``check`` as :func:`_step_loop`: each action checked as it is applied, every game
+    put back if one fails, new games (and their first rows) only once all passed.
+    """
+    o_pass = action_offsets(cfg[C_N])[4]
     for g in prange(bb.shape[0]):
-        _learn_one(g, actions[g], bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask,
-                   rew, done, seat, codes, dense)  # fmt: skip
-    return 0
+        a = actions[g]
+        if check and _check_and_save(g, a, o_pass, bb, cells, marker, supply, info, rng, seg,
+                                     cfg, bad, undo):  # fmt: skip
+            continue
+        _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask, rew,
+                   done, seat, codes, dense, check)  # fmt: skip
+    nbad = _count_bad(bad) if check else 0
+    for g in prange(bb.shape[0] if check else 0):  # put back, or the deferred new games
+        if _undone(g, nbad, bb, cells, marker, supply, info, rng, hist, undo):
+            continue
+        if seat[g] < 0:
+            _new_game(g, bb, cells, marker, supply, info, hist, cfg)
+            _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes,
+                        dense)  # fmt: skip
+    return nbad
 
 
 learner_step_serial, learner_step = serial_and_parallel(_learner_loop, **FAST)
@@ -222,10 +259,7 @@ learner_step_serial, learner_step = serial_and_parallel(_learner_loop, **FAST)
 def _view_loop(bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense):
     """Observation and mask of every game for its seat to act (no step): the first ones."""
     for g in prange(bb.shape[0]):
-        me = info[g, I_CUR]
-        seat[g] = me
-        _write_obs(g, max(me, 0), cells, marker, supply, info, cfg, obs, codes, dense)
-        _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, mask[g])
+        _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense)
 
 
 learner_view_serial, learner_view = serial_and_parallel(_view_loop, **FAST)
