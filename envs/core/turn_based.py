@@ -51,6 +51,7 @@ class TurnBasedEnv(AECEnv):
         "is_parallelizable": False,
     }
     possible_agents: list[str]
+    agent_selection: str
     num_actions: int
     obs_shape: tuple[int, ...]
     obs_low: float = 0.0
@@ -170,7 +171,7 @@ class TurnBasedEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._seat_done = np.zeros(len(self.possible_agents), dtype=bool)
         self._status_seen: np.ndarray | None = None  # see _update_status
-        self._skip_agent_selection = None
+        self._skip_agent_selection: str | None = None
         self._update_status()
         if self.render_mode == "human":
             self.render()
@@ -261,6 +262,17 @@ class TurnBasedEnv(AECEnv):
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _deads_step_first(self) -> str:
+        """PettingZoo's ``_deads_step_first`` (the first done agent in ``agents`` order acts
+        next, the selection kept to come back to), without building the list of all."""
+        terminations, truncations = self.terminations, self.truncations
+        for agent in self.agents:
+            if terminations[agent] or truncations[agent]:
+                self._skip_agent_selection = self.agent_selection
+                self.agent_selection = agent
+                break
+        return self.agent_selection
 
     def _require_reset(self, what: str) -> None:
         if not self._has_reset:

@@ -66,7 +66,7 @@ class ProteusEnv(TurnBasedEnv):
             self._set_state(K.new_state(1, seed=seed, max_turns=self.max_turns))
 
     def _current_seat(self) -> int:
-        return int(self._state.player[0])
+        return self._state.player.item(0)
 
     def _legal_mask(self) -> np.ndarray:
         return self._mask_i8.copy()
@@ -78,7 +78,7 @@ class ProteusEnv(TurnBasedEnv):
         K._env_step(self._arrays, action, self._mask_buf, self._obs_buf, self._seat_buf)
 
     def _seat_status(self) -> tuple[np.ndarray, np.ndarray]:
-        return _STATUS_TABLE[int(self._state.status[0])]
+        return _STATUS_TABLE[self._state.status.item(0)]
 
     def _observe_seat(self, seat: int) -> np.ndarray:
         return self._obs_buf[seat].copy()

@@ -130,7 +130,7 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
         self._status_key = None
 
     def _current_seat(self) -> int:
-        return int(self._st.info[0, I_CUR])
+        return self._st.info.item(0, I_CUR)  # item(): a Python int in one call
 
     def _legal_mask(self) -> np.ndarray:
         if self._mask is None:  # once per position, a fresh array (never written again)
@@ -147,7 +147,7 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
         self._mask = None
         # room for a VF-17 round-start record: reserve's own test for one game, asked here
         # so that a move with room left (all but one in HIST_START) costs no numpy pass
-        if st.info[0, I_HLEN] >= st.hist.shape[1] and st.hist.shape[1] <= self.max_rounds:
+        if st.info.item(0, I_HLEN) >= st.hist.shape[1] and st.hist.shape[1] <= self.max_rounds:
             self.game.reserve(st, 1)  # grows st.hist
         K.step_one(
             st.bb,
@@ -165,7 +165,7 @@ class raw_env(TurnBasedEnv):  # noqa: N801 - PettingZoo naming
 
     def _seat_status(self) -> tuple[np.ndarray, np.ndarray]:
         info = self._st.info
-        key = (int(info[0, I_PHASE]) == PH_OVER, int(info[0, I_ALIVE]))
+        key = (info.item(0, I_PHASE) == PH_OVER, info.item(0, I_ALIVE))
         if key != self._status_key:  # changes only at eliminations and at the end
             done = ((key[1] >> self._seats) & 1 == 0) | key[0]
             final = info[0, I_RES : I_RES + self.num_players].astype(np.float32)
