@@ -157,3 +157,24 @@ def test_pickle_keeps_buffer_views():
     copy._buf[2] = True
     assert copy._view[1] == 1 and np.shares_memory(copy._view, copy._buf)
     assert copy.to_text() == env.to_text() and copy.agent_selection == env.agent_selection
+
+
+def test_deads_step_first_is_pettingzoo_s():
+    # the template's loop must pick what PettingZoo's list-building original picks
+    import copy
+    import itertools
+
+    from pettingzoo import AECEnv
+
+    env = HotPotato()
+    env.reset(seed=1)
+    for dead in itertools.product([False, True], repeat=3):
+        for selected in env.possible_agents:
+            ours, theirs = copy.deepcopy(env), copy.deepcopy(env)
+            for e in (ours, theirs):
+                e.terminations = dict(zip(e.agents, dead, strict=True))
+                e.agent_selection = selected
+                e._skip_agent_selection = None
+            assert ours._deads_step_first() == AECEnv._deads_step_first(theirs)
+            assert ours.agent_selection == theirs.agent_selection
+            assert ours._skip_agent_selection == theirs._skip_agent_selection
