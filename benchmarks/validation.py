@@ -130,7 +130,6 @@ def main(argv: list[str] | None = None) -> int:
     ]
     print_table(table)
     write_report(args.json, rows, started, {"pairs": args.pairs, "steps": args.steps})
-    print(f"wrote {args.json}")
     return 0
 
 

@@ -60,6 +60,8 @@ execution is chosen in ``envs/core/loops.py`` only.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from numba import njit, prange
 
@@ -207,9 +209,22 @@ def _step_one(S, b, action, auto_reset, rewards, done):
         done[b] = False
 
 
-def _step_loop(S, actions, auto_reset, rewards, done):
+def _step_loop(S, actions, auto_reset, rewards, done, check, bad):
+    """One action per game. With ``check`` every action is checked first (its range and,
+    while its game runs, its legality: ``bad`` names the failures) and, if any fails, none
+    is applied and the count is returned. Why a pass of its own and not a check as each
+    game is applied with an undo row: a Proteus game is a
+    few words that stay in cache, so the second read is cheap, and the fused loop
+    measured slower (its one body grew too large to keep the words in registers)."""
+    if check:
+        for b in prange(S[0].shape[0]):
+            bad[b] = _bad_action(S, b, np.int64(actions[b]))
+        nbad = _n_true(bad)
+        if nbad:
+            return nbad
     for b in prange(S[0].shape[0]):
         _step_one(S, b, np.int64(actions[b]), auto_reset, rewards, done)
+    return 0
 
 
 _step_ser, _step_par = serial_and_parallel(_step_loop)
@@ -314,12 +329,38 @@ def step(
         rewards = np.zeros((b, 2), dtype=np.float32)
     if done is None:
         done = np.zeros(b, dtype=np.bool_)
-    if validate:
-        acts = check_legal(st, actions, parallel)
-    else:
+    plain = (
+        isinstance(actions, np.ndarray)
+        and actions.dtype == _I64
+        and actions.shape == (b,)
+        and actions.flags.c_contiguous
+    )
+    if plain:  # the kernel checks the range of int64 ids itself: no numpy pass
+        acts = actions
+    elif validate:
+        acts = as_actions(actions, b, NUM_ACTIONS, "proteus")
+    else:  # the caller vouches for the ids; the length is still checked (memory safety)
         acts = np.ascontiguousarray(actions, dtype=np.int64)
-    _run(_step_par, _step_ser, st, parallel, acts, bool(auto_reset), rewards, done)
+        if acts.shape != (b,):
+            raise ValueError(f"proteus: actions must have shape ({b},), got {acts.shape}")
+    args = (acts, bool(auto_reset), rewards, done, bool(validate), _bad_flags(b))
+    if _run(_step_par, _step_ser, st, parallel, *args):
+        as_actions(acts, b, NUM_ACTIONS, "proteus")  # an id out of range: say so
+        raise_illegal("proteus", args[-1], acts)
     return rewards, done
+
+
+_BAD_FLAGS: dict[int, np.ndarray] = {}
+
+
+def _bad_flags(batch: int) -> np.ndarray:
+    """This thread's bad-action flags for a validated step of ``batch`` games (kept between
+    calls; per thread: one module serves every thread that steps a batch)."""
+    key = threading.get_ident()
+    bad = _BAD_FLAGS.get(key)
+    if bad is None or bad.shape[0] != batch:
+        bad = _BAD_FLAGS[key] = np.zeros(batch, np.bool_)
+    return bad
 
 
 def random_step(st: KernelState, n_steps: int = 1, parallel: bool | None = None) -> int:
@@ -374,6 +415,13 @@ def _illegal(S, b, action):
     """Whether running game ``b`` gets an action that is not legal there (PR-8..PR-14)."""
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     return status[b] == 0 and not _legal_of(tsq, pieces, bb, act, player, status, b, action)
+
+
+@njit(cache=True, inline="always")
+def _bad_action(S, b, action):
+    """An id outside ``[-1, NUM_ACTIONS)``, or one not legal while game ``b`` runs (the
+    range is checked here: a plain int64 array skips the facade's numpy pass)."""
+    return action < -1 or action >= NUM_ACTIONS or _illegal(S, b, action)
 
 
 @njit(cache=True, inline="always")

@@ -32,7 +32,7 @@ from numba import njit
 
 from envs.core.cache import guard_cache
 from envs.core.rng import splitmix64
-from envs.proteus.constants import A_MOVE, A_PASS, A_PIECE, A_SWAP, NUM_ACTIONS
+from envs.proteus.constants import A_MOVE, A_PASS, A_PIECE, A_SWAP, NUM_ACTIONS, PAIR_A, PAIR_B
 from envs.proteus.tables import _PAIR3, _PAIR_ID, BROWN_T, FEAS, LOWBIT, POPC, SPREAD
 
 
@@ -323,14 +323,80 @@ def _random_action(tsq, pieces, bb, act, player, rng, b):
 
 
 @njit(cache=True, inline="always")
+def _swap_allowed(pair, rule1, p, ts, pcs):
+    """Whether the TURQUOISE rule face up (``rule1`` = its shape + 1, 0 = none) allows
+    exchanging the tiles of the squares of ``pair`` in the movement phase (PR-12): the
+    membership test of the nine pairs :func:`_swap_pair` lists."""
+    if rule1 == 0:
+        return False
+    i = PAIR_A[pair]
+    j = PAIR_B[pair]
+    if rule1 == 1:  # POLARITY: an own piece's tile with an opponent piece's tile
+        own = 0
+        opp = 0
+        for k in range(3):
+            own |= 1 << ((pcs >> (4 * (3 * p + k))) & 15)
+            opp |= 1 << ((pcs >> (4 * (3 * (1 - p) + k))) & 15)
+        return ((own >> i) & (opp >> j) & 1) == 1 or ((own >> j) & (opp >> i) & 1) == 1
+    for g in range(3):  # COLOUR: two tiles of colour g; SHAPE: two tiles of shape g
+        m = 0
+        for x in range(3):
+            t = 3 * g + x if rule1 == 2 else 3 * x + g
+            m |= 1 << ((ts >> (4 * t)) & 15)
+        if (m >> i) & (m >> j) & 1:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _action_legal(ts, pcs, w, a, p, action):
+    """Whether ``action`` is in the mover's legal set, computing only its own group.
+
+    Why: the check of a caller's action ran the whole placement-phase set (three
+    :func:`_piece_squares` scans with PR-10 lookups) to test one bit, as much as a random
+    draw. A tile put needs the pool, the empty squares and one PR-10 lookup; a piece put
+    the squares of that one shape; a move the targets of the one piece on its source
+    square; an exchange the pair test of :func:`_swap_allowed`; a pass the whole set (it
+    is legal only alone, PR-11, PR-14). Same answers as
+    ``_is_legal(_legal_set(..))`` (``tests/proteus/test_proteus_learner_step.py``).
+    """
+    if action < 0 or action >= NUM_ACTIONS:
+        return False
+    placed = w & 511
+    hand = (w >> 45) & 63
+    if action == A_PASS:
+        return _is_legal(_legal_set(ts, pcs, w, a, p), action, p, ts, pcs)
+    if placed == 511 and hand == 0:  # movement phase (PR-12)
+        if action >= A_SWAP:
+            return _swap_allowed(action - A_SWAP, (a >> 2) & 3, p, ts, pcs)
+        if action < A_MOVE:
+            return False
+        brule = (a & 3) - 1  # the BROWN tile face up decides how pieces move
+        src = (action - A_MOVE) // 9
+        dst = action - A_MOVE - 9 * src
+        own = (pcs >> (12 * p)) & 0xFFF  # the mover's three pieces' squares
+        if brule < 0 or src not in ((own & 15), ((own >> 4) & 15), (own >> 8)):
+            return False
+        vacant = 511 & ~((w >> 9) | (w >> 18))
+        return ((BROWN_T[brule, src] & vacant) >> dst) & 1 == 1
+    if action < A_PIECE:  # PR-8 tile from the pool to an empty square, PR-10 unchanged
+        tile = action // 9
+        sq = action - 9 * tile
+        if not ((511 & ~(w >> 36)) >> tile) & 1 or (placed >> sq) & 1:
+            return False
+        return _feasible(_need(a), 511 & ~(w >> 27), hand) == 1
+    if action < A_MOVE:  # PR-8 piece on a vacant tile with PR-9, PR-10
+        s = (action - A_PIECE) // 9
+        return (_piece_squares(ts, a, p, s, w) >> (action - A_PIECE - 9 * s)) & 1 == 1
+    return False  # moves and exchanges are movement-phase actions (PR-12)
+
+
+@njit(cache=True, inline="always")
 def _legal_of(tsq, pieces, bb, act, player, status, b, action):
     """Whether ``action`` is legal in game ``b`` (False once the game is over)."""
     if status[b] != 0:
         return False
-    p = np.int64(player[b])
-    ts = tsq[b]
-    pcs = pieces[b]
-    return _is_legal(_legal_set(ts, pcs, bb[b], act[b], p), action, p, ts, pcs)
+    return _action_legal(tsq[b], pieces[b], bb[b], act[b], np.int64(player[b]), action)
 
 
 @njit(cache=True)
