@@ -132,8 +132,16 @@ from envs.proteus.tables import (  # noqa: F401  (re-exported)
     N_PLANES,
     POPC,
 )
+from envs.proteus.undo import APPLIED, UNDO_WORDS, _check_and_save, _restore
 
 # ----------------------------------------------------------------------------- batch API
+
+#: the batch loops' compile options: without Numba's reference counts (``_nrt=False``).
+#: Why: every per-game body unpacks the state's 13-array tuple, and with the counts each
+#: unpacked array cost an atomic increment and decrement per game: 36 of the 48 ns of the
+#: action check per game (measured 2026-12-02 against the same body called with the arrays
+#: themselves). The loops allocate nothing, so they need no runtime.
+FAST = {"_nrt": False}
 
 _F32 = np.dtype(np.float32)
 _I64 = np.dtype(np.int64)
@@ -162,7 +170,7 @@ def _reset_loop(S):
         _reset_game(S, b)
 
 
-_reset_ser, _reset_par = serial_and_parallel(_reset_loop)
+_reset_ser, _reset_par = serial_and_parallel(_reset_loop, **FAST)
 
 
 def _mask_loop(S, out):
@@ -171,7 +179,7 @@ def _mask_loop(S, out):
         _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, out[b])
 
 
-_mask_ser, _mask_par = serial_and_parallel(_mask_loop)
+_mask_ser, _mask_par = serial_and_parallel(_mask_loop, **FAST)
 
 
 @njit(cache=True, inline="always")
@@ -188,7 +196,7 @@ def _random_loop(S, out):
         _random_one(S, out, b)
 
 
-_random_ser, _random_par = serial_and_parallel(_random_loop)
+_random_ser, _random_par = serial_and_parallel(_random_loop, **FAST)
 
 
 @njit(cache=True, inline="always")
@@ -209,25 +217,41 @@ def _step_one(S, b, action, auto_reset, rewards, done):
         done[b] = False
 
 
-def _step_loop(S, actions, auto_reset, rewards, done, check, bad):
-    """One action per game. With ``check`` every action is checked first (its range and,
-    while its game runs, its legality: ``bad`` names the failures) and, if any fails, none
-    is applied and the count is returned. Why a pass of its own and not a check as each
-    game is applied with an undo row: a Proteus game is a
-    few words that stay in cache, so the second read is cheap, and the fused loop
-    measured slower (its one body grew too large to keep the words in registers)."""
-    if check:
+def _step_loop(S, actions, auto_reset, rewards, done, check, bad, undo):
+    """One action per game; ``check``: 0 none, ``CHECK_FIRST`` or ``CHECK_AS_APPLIED``.
+
+    Checked (the range and, while a game runs, the legality; ``bad`` names the failures):
+    if any fails, no game is changed and the count is returned. ``CHECK_FIRST`` checks
+    every action in a pass before the step pass; ``CHECK_AS_APPLIED`` checks each game
+    right before its turn with an undo row (``undo.py``), puts every applied game back on
+    a failure, and starts the ended games only once all passed. Why both: at B = 16384 the
+    second read of every game costs more than the undo row; at B = 1024 the words stay in
+    cache and the row costs more (measured in :data:`UNDO_MIN_BATCH`'s note).
+    """
+    if check == CHECK_FIRST:
         for b in prange(S[0].shape[0]):
             bad[b] = _bad_action(S, b, np.int64(actions[b]))
         nbad = _n_true(bad)
         if nbad:
             return nbad
     for b in prange(S[0].shape[0]):
-        _step_one(S, b, np.int64(actions[b]), auto_reset, rewards, done)
-    return 0
+        a = np.int64(actions[b])
+        if check == CHECK_AS_APPLIED and _check_and_save(S, b, a, bad, undo):
+            continue
+        _step_one(S, b, a, auto_reset and check != CHECK_AS_APPLIED, rewards, done)
+    if check != CHECK_AS_APPLIED:
+        return 0
+    nbad = _n_true(bad)
+    for b in prange(S[0].shape[0]):  # put back, or start the new games
+        if nbad:
+            if undo[b, APPLIED]:
+                _restore(S, b, undo)
+        elif auto_reset and done[b] and undo[b, APPLIED]:
+            _reset_game(S, b)
+    return nbad
 
 
-_step_ser, _step_par = serial_and_parallel(_step_loop)
+_step_ser, _step_par = serial_and_parallel(_step_loop, **FAST)
 
 
 @njit(cache=True)
@@ -259,7 +283,9 @@ def _selfplay_loop(S, n_steps):
     return finished
 
 
-_selfplay_ser, _selfplay_par = serial_and_parallel(_selfplay_loop)
+_selfplay_ser, _selfplay_par = serial_and_parallel(
+    _selfplay_loop
+)  # a prange reduction: needs the runtime
 
 
 def _observe_loop(S, seats, out):
@@ -268,7 +294,7 @@ def _observe_loop(S, seats, out):
         _observe_one(S, seats, flat, b)
 
 
-_observe_ser, _observe_par = serial_and_parallel(_observe_loop)
+_observe_ser, _observe_par = serial_and_parallel(_observe_loop, **FAST)
 
 
 def new_state(
@@ -343,24 +369,37 @@ def step(
         acts = np.ascontiguousarray(actions, dtype=np.int64)
         if acts.shape != (b,):
             raise ValueError(f"proteus: actions must have shape ({b},), got {acts.shape}")
-    args = (acts, bool(auto_reset), rewards, done, bool(validate), _bad_flags(b))
-    if _run(_step_par, _step_ser, st, parallel, *args):
+    check = 0 if not validate else CHECK_AS_APPLIED if b >= UNDO_MIN_BATCH else CHECK_FIRST
+    bad, undo = _check_rows(b, check == CHECK_AS_APPLIED)
+    if _run(_step_par, _step_ser, st, parallel, acts, bool(auto_reset), rewards, done, check,
+            bad, undo):  # fmt: skip
         as_actions(acts, b, NUM_ACTIONS, "proteus")  # an id out of range: say so
-        raise_illegal("proteus", args[-1], acts)
+        raise_illegal("proteus", bad, acts)
     return rewards, done
 
 
-_BAD_FLAGS: dict[int, np.ndarray] = {}
+#: the validated step's two ways (``_step_loop``)
+CHECK_FIRST = 1
+CHECK_AS_APPLIED = 2
+#: batch size from which the validated step checks each action as it applies it (undo
+#: rows) instead of in a pass of its own. Measured 2026-12-02 (one thread, ns per game,
+#: step without / with the check pass / with undo rows): B = 1024: 83 / 125 / 137;
+#: B = 16384: 251 / 281 / 266. Below it a batch's words stay in the core's cache.
+UNDO_MIN_BATCH = 4096
+_CHECK_ROWS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+_NO_UNDO = np.zeros((1, UNDO_WORDS), np.int64)
 
 
-def _bad_flags(batch: int) -> np.ndarray:
-    """This thread's bad-action flags for a validated step of ``batch`` games (kept between
-    calls; per thread: one module serves every thread that steps a batch)."""
+def _check_rows(batch: int, undo: bool) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's (bad flags, undo rows or a 1-row stand-in) for a validated step of
+    ``batch`` games (kept between calls: at B = 16384 new ones per call cost their page
+    faults; per thread: one module serves every thread that steps a batch)."""
     key = threading.get_ident()
-    bad = _BAD_FLAGS.get(key)
-    if bad is None or bad.shape[0] != batch:
-        bad = _BAD_FLAGS[key] = np.zeros(batch, np.bool_)
-    return bad
+    pair = _CHECK_ROWS.get(key)
+    if pair is None or pair[0].shape[0] != batch or (undo and pair[1].shape[0] != batch):
+        rows = np.zeros((batch, UNDO_WORDS), np.int64) if undo else _NO_UNDO
+        pair = _CHECK_ROWS[key] = (np.zeros(batch, np.bool_), rows)
+    return pair
 
 
 def random_step(st: KernelState, n_steps: int = 1, parallel: bool | None = None) -> int:
@@ -439,7 +478,7 @@ def _validate_loop(S, actions, bad):
     return _n_true(bad)
 
 
-_validate_ser, _validate_par = serial_and_parallel(_validate_loop)
+_validate_ser, _validate_par = serial_and_parallel(_validate_loop, **FAST)
 
 
 @njit(cache=True, inline="always")
@@ -485,7 +524,7 @@ def _learner_loop(S, actions, validate, obs, code, mask, rewards, done, seat, ba
     return 0
 
 
-_learner_ser, _learner_par = serial_and_parallel(_learner_loop)
+_learner_ser, _learner_par = serial_and_parallel(_learner_loop, **FAST)
 
 
 def _view_loop(S, obs, code, mask, seat):
@@ -498,7 +537,7 @@ def _view_loop(S, obs, code, mask, seat):
         _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, mask[b])
 
 
-_view_ser, _view_par = serial_and_parallel(_view_loop)
+_view_ser, _view_par = serial_and_parallel(_view_loop, **FAST)
 
 
 def learner_step(
