@@ -49,7 +49,15 @@ from envs.core.cache import guard_cache
 from envs.core.loops import serial_and_parallel
 from envs.virus_fight import board, constants, legal, observe, params, rules, undo
 from envs.virus_fight.board import _new_game, _reset_game, seed_keys  # noqa: F401  (re-exported)
-from envs.virus_fight.constants import I_CUR, I_PHASE, PH_OVER, action_offsets, jit, num_actions  # noqa: F401
+from envs.virus_fight.constants import (  # noqa: F401
+    I_CUR,
+    I_PHASE,
+    PH_OVER,
+    action_offsets,
+    jit,
+    jit_inline,
+    num_actions,
+)
 from envs.virus_fight.legal import _fill_mask, _illegal_games, _nth_legal, _random_legal
 from envs.virus_fight.observe import _codes, _expand, _observe, code_length, decode  # noqa: F401
 from envs.virus_fight.params import C_N, C_PLAYERS, make_geometry  # noqa: F401
@@ -195,7 +203,7 @@ def _write_obs(g, seat, cells, marker, supply, info, cfg, obs, codes, dense):
         _expand(codes[g], cfg[C_N], cfg[C_PLAYERS], obs[g], True)
 
 
-@jit
+@jit_inline
 def _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense):
     """Game g's seat to act, its observation and its legal mask into the learner rows."""
     me = info[g, I_CUR]
@@ -204,7 +212,7 @@ def _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, c
     _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, mask[g])
 
 
-@jit
+@jit_inline
 def _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask, rew, done,
                seat, codes, dense, defer):  # fmt: skip
     """Apply, auto-reset, then write game g's next observation and mask (seat to act).
