@@ -75,6 +75,7 @@ from envs.core.loops import (  # noqa: F401  (thresholds re-exported for old cal
 )
 from envs.proteus.constants import DEFAULT_MAX_TURNS, NUM_ACTIONS
 from envs.proteus.legal import (  # noqa: F401  (re-exported: lookahead, tests)
+    _bad_action,
     _feasible,
     _fill_from,
     _fill_mask,
@@ -230,7 +231,7 @@ def _step_loop(S, actions, auto_reset, rewards, done, check, bad, undo):
     """
     if check == CHECK_FIRST:
         for b in prange(S[0].shape[0]):
-            bad[b] = _bad_action(S, b, np.int64(actions[b]))
+            bad[b] = _bad_of(S, b, np.int64(actions[b]))
         nbad = _n_true(bad)
         if nbad:
             return nbad
@@ -283,9 +284,8 @@ def _selfplay_loop(S, n_steps):
     return finished
 
 
-_selfplay_ser, _selfplay_par = serial_and_parallel(
-    _selfplay_loop
-)  # a prange reduction: needs the runtime
+# (with Numba's runtime: its prange sum of finished games allocates)
+_selfplay_ser, _selfplay_par = serial_and_parallel(_selfplay_loop)
 
 
 def _observe_loop(S, seats, out):
@@ -457,10 +457,11 @@ def _illegal(S, b, action):
 
 
 @njit(cache=True, inline="always")
-def _bad_action(S, b, action):
-    """An id outside ``[-1, NUM_ACTIONS)``, or one not legal while game ``b`` runs (the
-    range is checked here: a plain int64 array skips the facade's numpy pass)."""
-    return action < -1 or action >= NUM_ACTIONS or _illegal(S, b, action)
+def _bad_of(S, b, action):
+    """``legal._bad_action`` of game ``b`` (the range is checked there: a plain int64 array
+    skips the facade's numpy pass)."""
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    return _bad_action(tsq, pieces, bb, act, player, status, b, action)
 
 
 @njit(cache=True, inline="always")

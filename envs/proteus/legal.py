@@ -399,6 +399,17 @@ def _legal_of(tsq, pieces, bb, act, player, status, b, action):
     return _action_legal(tsq[b], pieces[b], bb[b], act[b], np.int64(player[b]), action)
 
 
+@njit(cache=True, inline="always")
+def _bad_action(tsq, pieces, bb, act, player, status, b, action):
+    """An id outside ``[-1, NUM_ACTIONS)``, or one not legal while game ``b`` runs (a
+    finished game ignores its own): the one test of a caller's action."""
+    return (
+        action < -1
+        or action >= NUM_ACTIONS
+        or (status[b] == 0 and not _legal_of(tsq, pieces, bb, act, player, status, b, action))
+    )
+
+
 @njit(cache=True)
 def _nth_legal(tsq, pieces, bb, act, player, b, r):
     """(number of legal actions counting a lone pass, the r-th of them or -1)."""

@@ -15,8 +15,7 @@ import numpy as np
 from numba import njit
 
 from envs.core.cache import guard_cache
-from envs.proteus.constants import NUM_ACTIONS
-from envs.proteus.legal import _legal_of
+from envs.proteus.legal import _bad_action
 
 #: words of one game's undo row: tiles, tsq, pieces, pat, bb, act, player, turn,
 #: hist_len, status, history slot 0, history slot hist_len, "applied" flag
@@ -26,17 +25,12 @@ APPLIED = 12
 
 @njit(cache=True, inline="always")
 def _check_and_save(S, b, action, bad, undo):
-    """bad[b] = ``action`` is outside ``[-1, NUM_ACTIONS)`` or, while game b runs, not legal
-    there (PR-8..PR-14); a running game with a legal action gets its undo row."""
+    """bad[b] = :func:`legal._bad_action` (PR-8..PR-14); a running game with a legal action
+    gets its undo row."""
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    running = status[b] == 0
     undo[b, APPLIED] = 0
-    bad[b] = (
-        action < -1
-        or action >= NUM_ACTIONS
-        or (running and not _legal_of(tsq, pieces, bb, act, player, status, b, action))
-    )
-    if running and not bad[b]:
+    bad[b] = _bad_action(tsq, pieces, bb, act, player, status, b, action)
+    if not bad[b] and status[b] == 0:
         n = hist_len[b]
         undo[b, 0] = tiles[b]
         undo[b, 1] = tsq[b]

@@ -306,24 +306,28 @@ def _legal_of(g, bb, cells, marker, supply, info, seg, cfg, a):
     return _is_legal(_legal_set(g, bb, cells, marker, supply, info, seg, cfg), a, cfg)
 
 
+@jit_inline
+def _bad_action(g, a, o_pass, bb, cells, marker, supply, info, seg, cfg):
+    """Action ``a`` is outside ``[-1, o_pass]`` (``o_pass`` = the last id) or, while game g
+    runs, not legal (a finished game ignores its own): the one test of a caller's action."""
+    return (
+        a < -1
+        or a > o_pass
+        or (
+            info[g, I_PHASE] != PH_OVER
+            and not _legal_of(g, bb, cells, marker, supply, info, seg, cfg, a)
+        )
+    )
+
+
 @jit
 def _illegal_games(bb, cells, marker, supply, info, seg, cfg, actions, bad):
-    """bad[g] = game g's action is outside ``[-1, num_actions)`` or, when it runs, not
-    legal (a finished game ignores its own); returns how many are bad. The check of the
-    facade's ``step`` (which leaves the range check of int64 actions to it) and
-    ``learner_step``."""
+    """bad[g] = :func:`_bad_action` for game g's action; returns how many are bad (the
+    facade's ``check_legal``; the steps check as they apply, ``undo.py``)."""
     o_pass = action_offsets(cfg[C_N])[4]
     nbad = 0
     for g in range(bb.shape[0]):
-        a = actions[g]
-        bad[g] = (
-            a < -1
-            or a > o_pass
-            or (
-                info[g, I_PHASE] != PH_OVER
-                and not _legal_of(g, bb, cells, marker, supply, info, seg, cfg, a)
-            )
-        )
+        bad[g] = _bad_action(g, actions[g], o_pass, bb, cells, marker, supply, info, seg, cfg)
         nbad += bad[g]
     return nbad
 

@@ -39,7 +39,7 @@ from envs.virus_fight.constants import (
     jit,
     jit_inline,
 )
-from envs.virus_fight.legal import _legal_of
+from envs.virus_fight.legal import _bad_action
 
 #: words of one game's undo row (13 bitboards, 6 of supplies, 8 of info, markers, key,
 #: and the flag "this game's action was applied")
@@ -82,16 +82,11 @@ def _save(g, bb, marker, supply, info, rng, undo):
 
 @jit_inline
 def _check_and_save(g, a, o_pass, bb, cells, marker, supply, info, rng, seg, cfg, bad, undo):
-    """bad[g] = action ``a`` is outside ``[-1, o_pass]`` or, while game g runs, illegal;
-    a running game with a legal action gets its undo row. Returns bad[g]."""
-    running = info[g, I_PHASE] != PH_OVER
+    """bad[g] = :func:`legal._bad_action`; a running game with a legal action gets its undo
+    row. Returns bad[g]."""
     undo[g, APPLIED] = 0
-    bad[g] = (
-        a < -1
-        or a > o_pass
-        or (running and not _legal_of(g, bb, cells, marker, supply, info, seg, cfg, a))
-    )
-    if running and not bad[g]:
+    bad[g] = _bad_action(g, a, o_pass, bb, cells, marker, supply, info, seg, cfg)
+    if not bad[g] and info[g, I_PHASE] != PH_OVER:
         _save(g, bb, marker, supply, info, rng, undo)
     return bad[g]
 
