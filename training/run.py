@@ -177,15 +177,25 @@ class Saver:
         }
         text = json.dumps(state, indent=1)
         _atomic(self.out / "state.json", lambda p: p.write_text(text))  # the commit point
-        # after the commit: the latest model where users look for it; the older unit's
-        # RNG and replay files are no longer named by any state.json
-        _atomic(self.out / "model.zip", lambda p: shutil.copyfile(self.out / ckpt, p))
-        keep = {self.out / str(v) for v in unit.values() if v}
+        self.unit = unit
+        self.finish_commit()
+
+    def finish_commit(self) -> None:
+        """The steps after a commit: the unit's model where users look for it
+        (``model.zip``), and the older units' RNG / replay files (no longer named by
+        ``state.json``) removed. A resumed run calls it again, since a kill may land
+        between the commit and these steps."""
+        ckpt = self.unit.get("model")
+        if ckpt is None:  # an older run directory: its model.zip is the unit's model
+            return
+        src, dst = self.out / ckpt, self.out / "model.zip"
+        if not dst.exists() or dst.read_bytes() != src.read_bytes():
+            _atomic(dst, lambda p: shutil.copyfile(src, p))
+        keep = {self.out / str(v) for v in self.unit.values() if v}
         for old in self.out.glob("checkpoints/*"):  # older units, and kills' leftovers
             stale = old.name.endswith((".rng.pt", ".replay.pkl")) or ".tmp" in old.name
             if stale and old not in keep:
                 old.unlink(missing_ok=True)
-        self.unit = unit
 
     def restore_rng(self, path: Path | None = None) -> None:
         """RNG states from the committed unit's file (``path``; default: ``rng.pt``)."""
@@ -324,6 +334,7 @@ def train(
             )
         saver = Saver(cfg, model, venv, pool)
         saver.unit = {k: state.get(k) for k in ("model", "rng", "replay")}
+        saver.finish_commit()  # a kill after the last commit may have left model.zip stale
         saver.checkpoints = list(state.get("checkpoints", []))
         saver.elapsed_before = float(state.get("elapsed_seconds", 0.0))
         saver.decisions_before = int(state.get("decisions", 0))
