@@ -559,7 +559,7 @@ def learner_step(
     obs, code = _obs_rows(st, out)
     nbad = _run(
         _learner_par, _learner_ser, st, parallel, acts, bool(validate),
-        obs, code, out.mask, out.rewards, out.done, out.seat, out.bad,
+        obs, code, out.mask, out.rewards, out.done, out.seat, out.bad, many_steps=True,
     )  # fmt: skip
     if nbad:
         raise_illegal("proteus", out.bad, acts)
@@ -569,7 +569,7 @@ def learner_step(
 def learner_view(st: KernelState, out: LearnerBuffers, parallel: bool | None = None) -> None:
     """Write the observation and mask of every game's seat to move into ``out`` (no step)."""
     obs, code = _obs_rows(st, out)
-    _run(_view_par, _view_ser, st, parallel, obs, code, out.mask, out.seat)
+    _run(_view_par, _view_ser, st, parallel, obs, code, out.mask, out.seat, many_steps=True)
     out.rewards[:] = 0.0
     out.done[:] = False
 

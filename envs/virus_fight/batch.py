@@ -247,7 +247,9 @@ class VirusFightBatch:
         self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
         undo = self._check_rows(state.batch_size)[1]
         parts = (rows, out.mask, out.rewards, out.done, out.seat, out.bad, codes, dense, undo)
-        if self._run("learner_step", state, acts, bool(validate), *parts, fields=7):
+        if self._run(
+            "learner_step", state, acts, bool(validate), *parts, fields=7, many_steps=True
+        ):
             state.hist = hist  # the batch as it was
             raise_illegal(self._label, out.bad, acts)
         return out
@@ -255,7 +257,7 @@ class VirusFightBatch:
     def learner_view(self, state: VFState, out: LearnerBuffers) -> LearnerBuffers:
         """The observation and mask of every game's seat to act (no step)."""
         rows, codes, dense = self._obs_rows(out, state.batch_size)
-        self._run("learner_view", state, rows, out.mask, out.seat, codes, dense)
+        self._run("learner_view", state, rows, out.mask, out.seat, codes, dense, many_steps=True)
         out.rewards[:] = 0.0
         out.done[:] = False
         return out
