@@ -19,8 +19,8 @@ touches only its own rows and its own RNG key):
 * fewer than ``SINGLE_THREAD_MIN_BATCH`` games: the serial compile;
 * from ``PARALLEL_MIN_BATCH`` games for calls that do much work per game (fused
   self-play's many steps; the fused learner step, whose apply + mask + observation is a few
-  plain steps' work: measured 2026-12-02 on the quiet 2-core machine at B = 16384, 1.75x
-  the wall rate for Proteus and 1.6x for Virus Fight 2p on both threads), from
+  plain steps' work: measured 2026-12-02 on the quiet 2-core machine at B = 16384, 1.6-1.75x
+  the wall rate of one thread for both board games, ``docs/benchmarks.md``), from
   ``STEP_PARALLEL_MIN_BATCH`` for calls of one step per game: the
   ``prange`` compile on all of Numba's threads. One step of a small board game is a few
   milliseconds for the whole batch; on a shared 2-core machine the pool's launch and

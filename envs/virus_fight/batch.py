@@ -245,8 +245,7 @@ class VirusFightBatch:
         rows, codes, dense = self._obs_rows(out, state.batch_size)
         hist = state.hist
         self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
-        undo = self._check_rows(state.batch_size)[1]
-        parts = (rows, out.mask, out.rewards, out.done, out.seat, out.bad, codes, dense, undo)
+        parts = (rows, out.mask, out.rewards, out.done, out.seat, out.bad, codes, dense)
         if self._run(
             "learner_step", state, acts, bool(validate), *parts, fields=7, many_steps=True
         ):

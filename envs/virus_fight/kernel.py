@@ -58,7 +58,13 @@ from envs.virus_fight.constants import (  # noqa: F401
     jit_inline,
     num_actions,
 )
-from envs.virus_fight.legal import _fill_mask, _illegal_games, _nth_legal, _random_legal
+from envs.virus_fight.legal import (
+    _bad_action,
+    _fill_mask,
+    _illegal_games,
+    _nth_legal,
+    _random_legal,
+)
 from envs.virus_fight.observe import _codes, _expand, _observe, code_length, decode  # noqa: F401
 from envs.virus_fight.params import C_N, C_PLAYERS, make_geometry  # noqa: F401
 from envs.virus_fight.rules import _apply, _record
@@ -214,13 +220,9 @@ def _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, c
 
 @jit_inline
 def _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask, rew, done,
-               seat, codes, dense, defer):  # fmt: skip
-    """Apply, auto-reset, then write game g's next observation and mask (seat to act).
-
-    With ``defer`` a game that needs a new one (it ended now, or was over before the step:
-    a state from elsewhere) gets ``seat[g] = -1`` instead; the caller resets it and writes
-    its rows once the whole batch has passed its check.
-    """
+               seat, codes, dense):  # fmt: skip
+    """Apply, auto-reset (a game that ended now, or was over before the step: a state
+    from elsewhere), then write game g's next observation and mask (seat to act)."""
     for s in range(cfg[C_PLAYERS]):
         rew[g, s] = 0.0
     done[g] = False
@@ -228,37 +230,33 @@ def _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, 
         _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
         done[g] = info[g, I_PHASE] == PH_OVER
     if info[g, I_PHASE] == PH_OVER:
-        if defer:
-            seat[g] = -1
-            return
         _new_game(g, bb, cells, marker, supply, info, hist, cfg)
     _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense)
 
 
 def _learner_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, check, obs,
-                  mask, rew, done, seat, bad, codes, dense, undo):  # fmt: skip
+                  mask, rew, done, seat, bad, codes, dense):  # fmt: skip
     """The fused learner step over the batch; returns the number of illegal actions.
 
-    With ``check`` as :func:`_step_loop`: each action checked as it is applied, every game
-    put back if one fails, new games (and their first rows) only once all passed.
+    With ``check`` every action is checked in a pass of its own first, and nothing changes
+    if one fails. Why not as :func:`_step_loop` (checked as applied, with undo rows): the
+    learner step writes a game's observation and mask besides its state, and the undo
+    rows' traffic cost more than the second read of each game at every batch size
+    measured (B = 64 to 16384, 2 and 4 players; ``docs/benchmarks.md``, "The learner
+    step's check").
     """
     o_pass = action_offsets(cfg[C_N])[4]
+    if check:
+        for g in prange(bb.shape[0]):
+            bad[g] = _bad_action(g, actions[g], o_pass, bb, cells, marker, supply, info, seg,
+                                 cfg)  # fmt: skip
+        nbad = _count_bad(bad)
+        if nbad:
+            return nbad
     for g in prange(bb.shape[0]):
-        a = actions[g]
-        if check and _check_and_save(g, a, o_pass, bb, cells, marker, supply, info, rng, seg,
-                                     cfg, bad, undo):  # fmt: skip
-            continue
-        _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask, rew,
-                   done, seat, codes, dense, check)  # fmt: skip
-    nbad = _count_bad(bad) if check else 0
-    for g in prange(bb.shape[0] if check else 0):  # put back, or the deferred new games
-        if _undone(g, nbad, bb, cells, marker, supply, info, rng, hist, undo):
-            continue
-        if seat[g] < 0:
-            _new_game(g, bb, cells, marker, supply, info, hist, cfg)
-            _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes,
-                        dense)  # fmt: skip
-    return nbad
+        _learn_one(g, actions[g], bb, cells, marker, supply, info, rng, hist, seg, cfg, obs,
+                   mask, rew, done, seat, codes, dense)  # fmt: skip
+    return 0
 
 
 learner_step_serial, learner_step = serial_and_parallel(_learner_loop, **FAST)
