@@ -31,6 +31,7 @@ class RandomAgent(Agent):
     """
 
     name = "random"
+    needs_observation = False  # the mask alone (board games); len(obs) for continuous ones
 
     def __init__(self, seed: int | None = 0, continuous_dim: int = 4) -> None:
         self.continuous_dim = continuous_dim

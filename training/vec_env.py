@@ -233,13 +233,16 @@ class SelfPlayVecEnv(BatchVecEnv):
             idx = np.flatnonzero(active)
             sub = game.take(self.state, idx)
             seats = cp[idx]
-            obs = game.observe(sub, seats)
-            mask = np.asarray(game.legal_mask(sub), bool)
             who = self.opponent[idx, seats]
+            movers = [(int(pid), self.pool.agent(int(pid))) for pid in np.unique(who)]
+            if any(getattr(agent, "needs_observation", True) for _, agent in movers):
+                obs = game.observe(sub, seats)
+            else:  # e.g. random opponents only: they read the mask
+                obs = np.empty((len(idx), 0), np.float32)
+            mask = np.asarray(game.legal_mask(sub), bool)
             actions = np.zeros(len(idx), np.int64)
-            for pid in np.unique(who):
+            for pid, agent in movers:
                 sel = np.flatnonzero(who == pid)
-                agent = self.pool.agent(int(pid))
                 ctx = None
                 if getattr(agent, "needs_context", False):
                     ctx = ActContext(game=game, state=game.take(sub, sel), seats=seats[sel])

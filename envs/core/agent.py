@@ -35,6 +35,10 @@ class Agent(ABC):
 
     name: str = "agent"
     needs_context: bool = False  # True for agents that search with the game facade
+    #: False for agents whose ``act`` reads only the mask and ``len(obs)``: a caller may then
+    #: pass a (B, 0) placeholder instead of computing observations (the self-play VecEnv's
+    #: opponents)
+    needs_observation: bool = True
 
     def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
         """Start a new series of games (re-seeds the agent's own RNG)."""

@@ -236,3 +236,34 @@ def test_put_scatters_batch_major_and_entry_major_fields() -> None:
     assert full.hist[:, 4].tolist() == [1, 3, 5] and full.hist[:, 1].tolist() == [2, 4, 6]
     with pytest.raises(ValueError, match="cannot scatter field 'hist'"):
         put(full, np.array([0, 1]), S(np.zeros(2), np.zeros((4, 2))))
+
+
+def test_mask_only_opponents_skip_the_observation_and_play_the_same_games() -> None:
+    """``RandomAgent.needs_observation`` is False: the VecEnv hands it a (k, 0) placeholder
+    instead of observing the opponents' seats, and the rollout is the one it gives when the
+    observation is computed (the agent reads only the mask)."""
+
+    def rollout(needs_observation: bool) -> tuple[list[np.ndarray], int]:
+        agent = RandomAgent(seed=123)
+        agent.needs_observation = needs_observation
+        env = make_env(n=8, seed=5, agent=agent)
+        calls = 0
+        observe = env.game.observe
+
+        def counted(state, seats):  # type: ignore[no-untyped-def]
+            nonlocal calls
+            calls += 1
+            return observe(state, seats)
+
+        env.game.observe = counted  # type: ignore[method-assign]
+        rng = np.random.default_rng(0)
+        seen = [env.reset()]
+        for _ in range(30):
+            obs, rew, done, _ = env.step(random_legal(rng, env.action_masks()))
+            seen += [obs, rew, done]
+        return seen, calls
+
+    skipped, calls_skipped = rollout(False)
+    observed, calls_observed = rollout(True)
+    assert all(np.array_equal(a, b) for a, b in zip(skipped, observed, strict=True))
+    assert calls_observed > calls_skipped  # the opponents' observations were skipped
