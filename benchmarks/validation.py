@@ -4,8 +4,8 @@ Every registered turn-based game with a batch facade: random legal actions
 (``random_actions``, not timed) then ``step(validate=True)`` against ``validate=False``,
 and the same for the fused ``learner_step``. The two variants alternate (A, B, B, A, ...)
 inside one process on the same batch, so a change of the machine's load slows both; the
-rates are steps per CPU-second of the calling thread (``time.thread_time``: the kernels
-of one step run single-threaded up to ``envs.core.loops.STEP_PARALLEL_MIN_BATCH``), the
+rates are steps per CPU-second of the process (``time.process_time``: all of Numba's
+threads, which one-step calls use from ``envs.core.loops.STEP_PARALLEL_MIN_BATCH``), the
 cost is ``1 - validated / unvalidated`` of the medians. "one step" times
 ``random_actions`` + ``step``, what ``arena bench``'s one-step self-play row times (the
 issue's "one-step throughput"); "step only" times the ``step`` call alone.
@@ -50,14 +50,14 @@ def measure(game: Any, batch: int, pairs: int, steps: int, seed: int) -> dict[st
     def one(kind: str, validate: bool) -> None:
         timed_draw = step_only = 0.0
         for _ in range(steps):
-            t0 = time.thread_time()
+            t0 = time.process_time()
             actions = game.random_actions(state)
-            t1 = time.thread_time()
+            t1 = time.process_time()
             if kind == "learner":
                 game.learner_step(state, actions, out, validate=validate)
             else:
                 game.step(state, actions, auto_reset=True, validate=validate)
-            t2 = time.thread_time()
+            t2 = time.process_time()
             timed_draw += t2 - t0
             step_only += t2 - t1
         tag = "on" if validate else "off"
