@@ -5,7 +5,8 @@ Every registered turn-based game with a batch facade: random legal actions
 and the same for the fused ``learner_step``. The two variants alternate (A, B, B, A, ...)
 inside one process on the same batch, so a change of the machine's load slows both; the
 rates are steps per CPU-second of the process (``time.process_time``: all of Numba's
-threads, which one-step calls use from ``envs.core.loops.STEP_PARALLEL_MIN_BATCH``), the
+threads, which one-step calls use from ``envs.core.loops.STEP_PARALLEL_MIN_BATCH``), or
+per wall-clock second with ``--clock wall`` (what a caller waits on a quiet machine), the
 cost is ``1 - validated / unvalidated`` of the medians. "one step" times
 ``random_actions`` + ``step``, what ``arena bench``'s one-step self-play row times (the
 issue's "one-step throughput"); "step only" times the ``step`` call alone.
@@ -21,10 +22,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
 from benchmarks import print_table, write_report
 from envs import registry
+from envs.core.loops import choose
 
 
 def _facades() -> list[tuple[str, int, Any]]:
@@ -38,8 +41,11 @@ def _facades() -> list[tuple[str, int, Any]]:
     return out
 
 
-def measure(game: Any, batch: int, pairs: int, steps: int, seed: int) -> dict[str, list[float]]:
-    """Per-round rates (steps per thread-CPU-second) of each measure and variant."""
+def measure(
+    game: Any, batch: int, pairs: int, steps: int, seed: int, clock: str = "cpu"
+) -> dict[str, list[float]]:
+    """Per-round rates (steps per CPU- or wall-clock second) of each measure and variant."""
+    now = time.process_time if clock == "cpu" else time.perf_counter
     state = game.init(batch, seed)
     for _ in range(30):  # past the opening, into mixed phases
         game.step(state, game.random_actions(state), auto_reset=True)
@@ -50,14 +56,14 @@ def measure(game: Any, batch: int, pairs: int, steps: int, seed: int) -> dict[st
     def one(kind: str, validate: bool) -> None:
         timed_draw = step_only = 0.0
         for _ in range(steps):
-            t0 = time.process_time()
+            t0 = now()
             actions = game.random_actions(state)
-            t1 = time.process_time()
+            t1 = now()
             if kind == "learner":
                 game.learner_step(state, actions, out, validate=validate)
             else:
                 game.step(state, actions, auto_reset=True, validate=validate)
-            t2 = time.process_time()
+            t2 = now()
             timed_draw += t2 - t0
             step_only += t2 - t1
         tag = "on" if validate else "off"
@@ -78,7 +84,9 @@ def measure(game: Any, batch: int, pairs: int, steps: int, seed: int) -> dict[st
     return rates
 
 
-def rows_of(name: str, players: int, batch: int, rates: dict[str, list[float]]) -> list[dict]:
+def rows_of(
+    name: str, players: int, batch: int, rates: dict[str, list[float]], clock: str = "cpu"
+) -> list[dict]:
     """Table rows: per measure the two medians, the cost, and the per-pair costs' median."""
     rows = []
     for measure in ("one step", "step only", "learner step"):
@@ -90,14 +98,14 @@ def rows_of(name: str, players: int, batch: int, rates: dict[str, list[float]]) 
                 "config": f"{players}p",
                 "measure": measure,
                 "batch": batch,
-                "threads": 1,
+                "threads": numba.get_num_threads() if choose(batch) == "parallel" else 1,
                 "validated": float(np.median(on)),
                 "unvalidated": float(np.median(off)),
                 "cost": 1 - float(np.median(on)) / float(np.median(off)),
                 "cost_pair_median": pair_cost,
                 "rounds": len(on),
                 "rate": float(np.median(on)),
-                "unit": "steps/CPU-s",
+                "unit": "steps/CPU-s" if clock == "cpu" else "steps/s",
             }
         )
     return rows
@@ -111,6 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=20, help="alternating pairs per measure")
     parser.add_argument("--steps", type=int, default=4, help="steps per timed round")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="rates per CPU-second (default) or per wall-clock second",
+    )
     parser.add_argument("--json", type=Path, default=Path("results/validation.json"))
     args = parser.parse_args(argv)
     started = time.time()
@@ -119,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.games and name not in args.games:
             continue
         for batch in args.batch:
-            rates = measure(game, batch, args.pairs, args.steps, args.seed)
-            rows.extend(rows_of(name, players, batch, rates))
+            rates = measure(game, batch, args.pairs, args.steps, args.seed, args.clock)
+            rows.extend(rows_of(name, players, batch, rates, args.clock))
     table = [
         {
             **r,
@@ -129,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         for r in rows
     ]
     print_table(table)
-    write_report(args.json, rows, started, {"pairs": args.pairs, "steps": args.steps})
+    write_report(
+        args.json, rows, started, {"pairs": args.pairs, "steps": args.steps, "clock": args.clock}
+    )
     return 0
 
 

@@ -133,7 +133,6 @@ from envs.proteus.tables import (  # noqa: F401  (re-exported)
     N_PLANES,
     POPC,
 )
-from envs.proteus.undo import APPLIED, UNDO_WORDS, _check_and_save, _restore
 
 # ----------------------------------------------------------------------------- batch API
 
@@ -218,38 +217,25 @@ def _step_one(S, b, action, auto_reset, rewards, done):
         done[b] = False
 
 
-def _step_loop(S, actions, auto_reset, rewards, done, check, bad, undo):
-    """One action per game; ``check``: 0 none, ``CHECK_FIRST`` or ``CHECK_AS_APPLIED``.
+def _step_loop(S, actions, auto_reset, rewards, done, check, bad):
+    """One action per game; with ``check`` every action (its range and, while its game
+    runs, its legality; ``bad`` names the failures) is checked in a pass before any game
+    changes, and a failure returns the count with the batch untouched.
 
-    Checked (the range and, while a game runs, the legality; ``bad`` names the failures):
-    if any fails, no game is changed and the count is returned. ``CHECK_FIRST`` checks
-    every action in a pass before the step pass; ``CHECK_AS_APPLIED`` checks each game
-    right before its turn with an undo row (``undo.py``), puts every applied game back on
-    a failure, and starts the ended games only once all passed. Why both: at B = 16384 the
-    second read of every game costs more than the undo row; at B = 1024 the words stay in
-    cache and the row costs more (measured in :data:`UNDO_MIN_BATCH`'s note).
+    Why a pass first: since the check tests only the action's own group
+    (``legal._action_legal``) it costs less than saving an undo row per game as the step
+    applies it, at B = 1024 and at B = 16384 (measured 2026-12-02, one thread, ns per
+    game, random actions + step unchecked / pass first / undo rows: 126 / 146 / 157).
     """
-    if check == CHECK_FIRST:
+    if check:
         for b in prange(S[0].shape[0]):
             bad[b] = _bad_of(S, b, np.int64(actions[b]))
         nbad = _n_true(bad)
         if nbad:
             return nbad
     for b in prange(S[0].shape[0]):
-        a = np.int64(actions[b])
-        if check == CHECK_AS_APPLIED and _check_and_save(S, b, a, bad, undo):
-            continue
-        _step_one(S, b, a, auto_reset and check != CHECK_AS_APPLIED, rewards, done)
-    if check != CHECK_AS_APPLIED:
-        return 0
-    nbad = _n_true(bad)
-    for b in prange(S[0].shape[0]):  # put back, or start the new games
-        if nbad:
-            if undo[b, APPLIED]:
-                _restore(S, b, undo)
-        elif auto_reset and done[b] and undo[b, APPLIED]:
-            _reset_game(S, b)
-    return nbad
+        _step_one(S, b, np.int64(actions[b]), auto_reset, rewards, done)
+    return 0
 
 
 _step_ser, _step_par = serial_and_parallel(_step_loop, **FAST)
@@ -369,37 +355,26 @@ def step(
         acts = np.ascontiguousarray(actions, dtype=np.int64)
         if acts.shape != (b,):
             raise ValueError(f"proteus: actions must have shape ({b},), got {acts.shape}")
-    check = 0 if not validate else CHECK_AS_APPLIED if b >= UNDO_MIN_BATCH else CHECK_FIRST
-    bad, undo = _check_rows(b, check == CHECK_AS_APPLIED)
-    if _run(_step_par, _step_ser, st, parallel, acts, bool(auto_reset), rewards, done, check,
-            bad, undo):  # fmt: skip
+    bad = _bad_row(b)
+    if _run(_step_par, _step_ser, st, parallel, acts, bool(auto_reset), rewards, done,
+            bool(validate), bad):  # fmt: skip
         as_actions(acts, b, NUM_ACTIONS, "proteus")  # an id out of range: say so
         raise_illegal("proteus", bad, acts)
     return rewards, done
 
 
-#: the validated step's two ways (``_step_loop``)
-CHECK_FIRST = 1
-CHECK_AS_APPLIED = 2
-#: batch size from which the validated step checks each action as it applies it (undo
-#: rows) instead of in a pass of its own. Measured 2026-12-02 (one thread, ns per game,
-#: step without / with the check pass / with undo rows): B = 1024: 83 / 125 / 137;
-#: B = 16384: 251 / 281 / 266. Below it a batch's words stay in the core's cache.
-UNDO_MIN_BATCH = 4096
-_CHECK_ROWS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-_NO_UNDO = np.zeros((1, UNDO_WORDS), np.int64)
+_BAD_ROWS: dict[int, np.ndarray] = {}
 
 
-def _check_rows(batch: int, undo: bool) -> tuple[np.ndarray, np.ndarray]:
-    """This thread's (bad flags, undo rows or a 1-row stand-in) for a validated step of
-    ``batch`` games (kept between calls: at B = 16384 new ones per call cost their page
-    faults; per thread: one module serves every thread that steps a batch)."""
+def _bad_row(batch: int) -> np.ndarray:
+    """This thread's bad-action flags for a validated step of ``batch`` games (kept between
+    calls: at B = 16384 a new row per call costs its page faults; per thread: one module
+    serves every thread that steps a batch)."""
     key = threading.get_ident()
-    pair = _CHECK_ROWS.get(key)
-    if pair is None or pair[0].shape[0] != batch or (undo and pair[1].shape[0] != batch):
-        rows = np.zeros((batch, UNDO_WORDS), np.int64) if undo else _NO_UNDO
-        pair = _CHECK_ROWS[key] = (np.zeros(batch, np.bool_), rows)
-    return pair
+    row = _BAD_ROWS.get(key)
+    if row is None or row.shape[0] != batch:
+        row = _BAD_ROWS[key] = np.zeros(batch, np.bool_)
+    return row
 
 
 def random_step(st: KernelState, n_steps: int = 1, parallel: bool | None = None) -> int:
@@ -453,7 +428,7 @@ def observe(
 def _illegal(S, b, action):
     """Whether running game ``b`` gets an action that is not legal there (PR-8..PR-14)."""
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    return status[b] == 0 and not _legal_of(tsq, pieces, bb, act, player, status, b, action)
+    return status[b] == 0 and not _legal_of(tiles, tsq, pieces, bb, act, player, status, b, action)
 
 
 @njit(cache=True, inline="always")
@@ -461,7 +436,7 @@ def _bad_of(S, b, action):
     """``legal._bad_action`` of game ``b`` (the range is checked there: a plain int64 array
     skips the facade's numpy pass)."""
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    return _bad_action(tsq, pieces, bb, act, player, status, b, action)
+    return _bad_action(tiles, tsq, pieces, bb, act, player, status, b, action)
 
 
 @njit(cache=True, inline="always")

@@ -80,6 +80,20 @@ def _need(a):
     return need
 
 
+@njit(cache=True, inline="always")
+def _piece_tile_ok(t, s, a, need, avail, hand2):
+    """Whether the mover's piece of shape ``s`` may go on vacant tile ``t`` (PR-9, PR-10):
+    the one test per tile of :func:`_piece_squares` and :func:`_piece_legal`."""
+    c = t // 3
+    need2 = need
+    if t - 3 * c == s:  # a match (PR-5)
+        up = (a >> (2 * c)) & 3
+        if up != 0 and up != s + 1:
+            return False  # PR-9: another tile of that colour is face up
+        need2 = need & ~(1 << c)  # PR-6: it activates (or already is active)
+    return _feasible(need2, avail & ~(1 << t), hand2) == 1  # PR-10 afterwards
+
+
 @njit(cache=True)
 def _piece_squares(tsq, a, p, s, bb):
     """Squares where player ``p`` may put its piece of shape ``s`` (PR-8, PR-9, PR-10)."""
@@ -96,16 +110,26 @@ def _piece_squares(tsq, a, p, s, bb):
     while v:
         t = LOWBIT[v]
         v &= v - 1
-        c = t // 3
-        need2 = need
-        if t - 3 * c == s:  # a match (PR-5)
-            up = (a >> (2 * c)) & 3
-            if up != 0 and up != s + 1:
-                continue  # PR-9: another tile of that colour is face up
-            need2 = need & ~(1 << c)  # PR-6: it activates (or already is active)
-        if _feasible(need2, avail & ~(1 << t), hand2):  # PR-10 afterwards
+        if _piece_tile_ok(t, s, a, need, avail, hand2):
             out |= 1 << ((tsq >> (4 * t)) & 15)
     return out
+
+
+@njit(cache=True, inline="always")
+def _piece_legal(tw, a, p, s, bb, sq):
+    """Whether player ``p`` may put its piece of shape ``s`` on square ``sq``: the bit
+    ``sq`` of :func:`_piece_squares`, testing only the tile on that square (``tw``'s
+    nibble ``sq`` holds its id + 1; a caller's action is checked in a third of the scan's
+    time)."""
+    pc = 3 * p + s
+    hand = (bb >> 45) & 63
+    if not (hand >> pc) & 1:
+        return False
+    t = ((tw >> (4 * sq)) & 15) - 1
+    covered = (bb >> 27) & 511
+    if t < 0 or not (((bb >> 36) & ~covered) >> t) & 1:  # a vacant tile there: PR-8
+        return False
+    return _piece_tile_ok(t, s, a, _need(a), 511 & ~covered, hand & ~(1 << pc))
 
 
 @njit(cache=True)
@@ -323,10 +347,11 @@ def _random_action(tsq, pieces, bb, act, player, rng, b):
 
 
 @njit(cache=True, inline="always")
-def _swap_allowed(pair, rule1, p, ts, pcs):
+def _swap_allowed(pair, rule1, p, ts, pcs, tw):
     """Whether the TURQUOISE rule face up (``rule1`` = its shape + 1, 0 = none) allows
     exchanging the tiles of the squares of ``pair`` in the movement phase (PR-12): the
-    membership test of the nine pairs :func:`_swap_pair` lists."""
+    membership test of the nine pairs :func:`_swap_pair` lists (``tw``: the tiles word,
+    nibble = tile id + 1 per square)."""
     if rule1 == 0:
         return False
     i = PAIR_A[pair]
@@ -338,24 +363,23 @@ def _swap_allowed(pair, rule1, p, ts, pcs):
             own |= 1 << ((pcs >> (4 * (3 * p + k))) & 15)
             opp |= 1 << ((pcs >> (4 * (3 * (1 - p) + k))) & 15)
         return ((own >> i) & (opp >> j) & 1) == 1 or ((own >> j) & (opp >> i) & 1) == 1
-    for g in range(3):  # COLOUR: two tiles of colour g; SHAPE: two tiles of shape g
-        m = 0
-        for x in range(3):
-            t = 3 * g + x if rule1 == 2 else 3 * x + g
-            m |= 1 << ((ts >> (4 * t)) & 15)
-        if (m >> i) & (m >> j) & 1:
-            return True
-    return False
+    ti = ((tw >> (4 * i)) & 15) - 1  # COLOUR / SHAPE: the two squares' tiles share it
+    tj = ((tw >> (4 * j)) & 15) - 1
+    if ti < 0 or tj < 0:
+        return False
+    if rule1 == 2:
+        return ti // 3 == tj // 3  # tile id = 3 * colour + shape (``constants.py``)
+    return ti - 3 * (ti // 3) == tj - 3 * (tj // 3)
 
 
 @njit(cache=True, inline="always")
-def _action_legal(ts, pcs, w, a, p, action):
+def _action_legal(tw, ts, pcs, w, a, p, action):
     """Whether ``action`` is in the mover's legal set, computing only its own group.
 
     Why: the check of a caller's action ran the whole placement-phase set (three
     :func:`_piece_squares` scans with PR-10 lookups) to test one bit, as much as a random
     draw. A tile put needs the pool, the empty squares and one PR-10 lookup; a piece put
-    the squares of that one shape; a move the targets of the one piece on its source
+    the tile on its square (:func:`_piece_legal`, ``tw``: the tiles word); a move the targets of the one piece on its source
     square; an exchange the pair test of :func:`_swap_allowed`; a pass the whole set (it
     is legal only alone, PR-11, PR-14). Same answers as
     ``_is_legal(_legal_set(..))`` (``tests/proteus/test_proteus_learner_step.py``).
@@ -368,7 +392,7 @@ def _action_legal(ts, pcs, w, a, p, action):
         return _is_legal(_legal_set(ts, pcs, w, a, p), action, p, ts, pcs)
     if placed == 511 and hand == 0:  # movement phase (PR-12)
         if action >= A_SWAP:
-            return _swap_allowed(action - A_SWAP, (a >> 2) & 3, p, ts, pcs)
+            return _swap_allowed(action - A_SWAP, (a >> 2) & 3, p, ts, pcs, tw)
         if action < A_MOVE:
             return False
         brule = (a & 3) - 1  # the BROWN tile face up decides how pieces move
@@ -387,26 +411,28 @@ def _action_legal(ts, pcs, w, a, p, action):
         return _feasible(_need(a), 511 & ~(w >> 27), hand) == 1
     if action < A_MOVE:  # PR-8 piece on a vacant tile with PR-9, PR-10
         s = (action - A_PIECE) // 9
-        return (_piece_squares(ts, a, p, s, w) >> (action - A_PIECE - 9 * s)) & 1 == 1
+        return _piece_legal(tw, a, p, s, w, action - A_PIECE - 9 * s)
     return False  # moves and exchanges are movement-phase actions (PR-12)
 
 
 @njit(cache=True, inline="always")
-def _legal_of(tsq, pieces, bb, act, player, status, b, action):
+def _legal_of(tiles, tsq, pieces, bb, act, player, status, b, action):
     """Whether ``action`` is legal in game ``b`` (False once the game is over)."""
     if status[b] != 0:
         return False
-    return _action_legal(tsq[b], pieces[b], bb[b], act[b], np.int64(player[b]), action)
+    return _action_legal(tiles[b], tsq[b], pieces[b], bb[b], act[b], np.int64(player[b]), action)
 
 
 @njit(cache=True, inline="always")
-def _bad_action(tsq, pieces, bb, act, player, status, b, action):
+def _bad_action(tiles, tsq, pieces, bb, act, player, status, b, action):
     """An id outside ``[-1, NUM_ACTIONS)``, or one not legal while game ``b`` runs (a
     finished game ignores its own): the one test of a caller's action."""
     return (
         action < -1
         or action >= NUM_ACTIONS
-        or (status[b] == 0 and not _legal_of(tsq, pieces, bb, act, player, status, b, action))
+        or (
+            status[b] == 0 and not _legal_of(tiles, tsq, pieces, bb, act, player, status, b, action)
+        )
     )
 
 

@@ -83,7 +83,11 @@ def test_one_enumeration_gives_mask_nth_draw_and_check() -> None:
             assert len(set(listed)) == n
             assert sorted(listed) == list(np.flatnonzero(mask[b]))
             legal = [
-                bool(K._legal_of(st.tsq, st.pieces, st.bb, st.act, st.player, st.status, b, a))
+                bool(
+                    K._legal_of(
+                        st.tiles, st.tsq, st.pieces, st.bb, st.act, st.player, st.status, b, a
+                    )
+                )
                 for a in range(NUM_ACTIONS)
             ]
             np.testing.assert_array_equal(legal, mask[b])

@@ -1,8 +1,7 @@
-"""The validated batch step (issue 11) both ways it runs: the check pass before the step
-(small batches) and the check as each game is applied with undo rows (from
-``UNDO_MIN_BATCH`` games, ``envs/proteus/undo.py``). A rejected batch is byte-identical to
-the batch before (PR-17 histories included); accepted actions play the same games as the
-unvalidated step, auto-reset (PR-8) and endings (PR-16, PR-17) included."""
+"""The validated batch step (issue 11), serial and parallel: the check pass runs before
+any game changes. A rejected batch is byte-identical to the batch before (PR-17 histories
+included); accepted actions play the same games as the unvalidated step, auto-reset (PR-8)
+and endings (PR-16, PR-17) included."""
 
 from __future__ import annotations
 
@@ -17,12 +16,8 @@ def _same(a, b) -> bool:
     return all(np.array_equal(x, y) for x, y in zip(a.arrays(), b.arrays(), strict=True))
 
 
-@pytest.mark.parametrize("threshold", [1, 10**9], ids=["undo-rows", "check-first"])
 @pytest.mark.parametrize("parallel", [False, True])
-def test_rejected_batches_unchanged_accepted_ones_as_unvalidated(
-    monkeypatch: pytest.MonkeyPatch, threshold: int, parallel: bool
-) -> None:
-    monkeypatch.setattr(K, "UNDO_MIN_BATCH", threshold)
+def test_rejected_batches_unchanged_accepted_ones_as_unvalidated(parallel: bool) -> None:
     game = ProteusBatch(max_turns=40)  # short games: many PR-17 endings and resets
     a = game.init(128, 5)
     b = game.copy(a)
@@ -46,14 +41,13 @@ def test_rejected_batches_unchanged_accepted_ones_as_unvalidated(
     assert _same(a, b) and rejected > 30
 
 
-def test_out_of_range_ids_are_named_in_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
-    for threshold in (1, 10**9):
-        monkeypatch.setattr(K, "UNDO_MIN_BATCH", threshold)
+def test_out_of_range_ids_are_named_serial_and_parallel() -> None:
+    for parallel in (False, True):
         game = ProteusBatch()
         st = game.init(8, 1)
         acts = game.random_actions(st)  # (draws from the games' keys)
         acts[3] = K.NUM_ACTIONS
         before = game.copy(st)
         with pytest.raises(ValueError, match=r"outside \[-1, 226\).*game 3: 226"):
-            K.step(st, acts)
+            K.step(st, acts, parallel=parallel)
         assert _same(before, st)
