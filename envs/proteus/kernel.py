@@ -425,13 +425,6 @@ def observe(
 
 
 @njit(cache=True, inline="always")
-def _illegal(S, b, action):
-    """Whether running game ``b`` gets an action that is not legal there (PR-8..PR-14)."""
-    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    return status[b] == 0 and not _legal_of(tiles, tsq, pieces, bb, act, player, status, b, action)
-
-
-@njit(cache=True, inline="always")
 def _bad_of(S, b, action):
     """``legal._bad_action`` of game ``b`` (the range is checked there: a plain int64 array
     skips the facade's numpy pass)."""
@@ -448,9 +441,10 @@ def _n_true(flags):
 
 
 def _validate_loop(S, actions, bad):
-    """bad[b] = the action of running game b is not legal; returns how many are bad."""
+    """bad[b] = ``_bad_of`` (out of range, or not legal while game b runs); returns how
+    many are bad."""
     for b in prange(S[0].shape[0]):
-        bad[b] = _illegal(S, b, np.int64(actions[b]))
+        bad[b] = _bad_of(S, b, np.int64(actions[b]))
     return _n_true(bad)
 
 
@@ -491,7 +485,7 @@ def _learner_loop(S, actions, validate, obs, code, mask, rewards, done, seat, ba
     """The fused learner step over the batch; returns the number of illegal actions."""
     if validate:  # _validate_loop's body (a prange loop cannot call another)
         for b in prange(S[0].shape[0]):
-            bad[b] = _illegal(S, b, np.int64(actions[b]))
+            bad[b] = _bad_of(S, b, np.int64(actions[b]))
         nbad = _n_true(bad)
         if nbad:
             return nbad

@@ -347,7 +347,7 @@ def _random_action(tsq, pieces, bb, act, player, rng, b):
 
 
 @njit(cache=True, inline="always")
-def _swap_allowed(pair, rule1, p, ts, pcs, tw):
+def _swap_allowed(pair, rule1, p, pcs, tw):
     """Whether the TURQUOISE rule face up (``rule1`` = its shape + 1, 0 = none) allows
     exchanging the tiles of the squares of ``pair`` in the movement phase (PR-12): the
     membership test of the nine pairs :func:`_swap_pair` lists (``tw``: the tiles word,
@@ -379,8 +379,8 @@ def _action_legal(tw, ts, pcs, w, a, p, action):
     Why: the check of a caller's action ran the whole placement-phase set (three
     :func:`_piece_squares` scans with PR-10 lookups) to test one bit, as much as a random
     draw. A tile put needs the pool, the empty squares and one PR-10 lookup; a piece put
-    the tile on its square (:func:`_piece_legal`, ``tw``: the tiles word); a move the targets of the one piece on its source
-    square; an exchange the pair test of :func:`_swap_allowed`; a pass the whole set (it
+    the tile on its square (:func:`_piece_legal`, ``tw``: the tiles word); a move the
+    targets of the one piece on its source square; an exchange the pair test of :func:`_swap_allowed`; a pass the whole set (it
     is legal only alone, PR-11, PR-14). Same answers as
     ``_is_legal(_legal_set(..))`` (``tests/proteus/test_proteus_learner_step.py``).
     """
@@ -392,7 +392,7 @@ def _action_legal(tw, ts, pcs, w, a, p, action):
         return _is_legal(_legal_set(ts, pcs, w, a, p), action, p, ts, pcs)
     if placed == 511 and hand == 0:  # movement phase (PR-12)
         if action >= A_SWAP:
-            return _swap_allowed(action - A_SWAP, (a >> 2) & 3, p, ts, pcs, tw)
+            return _swap_allowed(action - A_SWAP, (a >> 2) & 3, p, pcs, tw)
         if action < A_MOVE:
             return False
         brule = (a & 3) - 1  # the BROWN tile face up decides how pieces move
