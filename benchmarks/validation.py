@@ -42,13 +42,24 @@ def _facades() -> list[tuple[str, int, Any]]:
 
 
 def measure(
-    game: Any, batch: int, pairs: int, steps: int, seed: int, clock: str = "cpu"
+    game: Any,
+    batch: int,
+    pairs: int,
+    steps: int,
+    seed: int,
+    clock: str = "cpu",
+    warm: int = 400,
 ) -> dict[str, list[float]]:
-    """Per-round rates (steps per CPU- or wall-clock second) of each measure and variant."""
+    """Per-round rates (steps per CPU- or wall-clock second) of each measure and variant.
+
+    ``warm`` random plies first: the batch's games all start together, and until enough of
+    them have ended and restarted (auto-reset) the mix of phases drifts from round to round
+    (with 30 plies the unvalidated rate varied by a quarter between rounds, more than the
+    cost measured); after a few hundred the mix is steady."""
     now = time.process_time if clock == "cpu" else time.perf_counter
     state = game.init(batch, seed)
-    for _ in range(30):  # past the opening, into mixed phases
-        game.step(state, game.random_actions(state), auto_reset=True)
+    for _ in range(warm):  # past the opening, into a steady mix of phases
+        game.step(state, game.random_actions(state), auto_reset=True, validate=False)
     out = game.learner_buffers(batch)
     game.learner_view(state, out)
     rates: dict[str, list[float]] = {}
@@ -119,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=20, help="alternating pairs per measure")
     parser.add_argument("--steps", type=int, default=4, help="steps per timed round")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--warm", type=int, default=400, help="random plies before timing")
     parser.add_argument(
         "--clock",
         choices=("cpu", "wall"),
@@ -133,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.games and name not in args.games:
             continue
         for batch in args.batch:
-            rates = measure(game, batch, args.pairs, args.steps, args.seed, args.clock)
+            rates = measure(game, batch, args.pairs, args.steps, args.seed, args.clock, args.warm)
             rows.extend(rows_of(name, players, batch, rates, args.clock))
     table = [
         {
@@ -144,7 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     ]
     print_table(table)
     write_report(
-        args.json, rows, started, {"pairs": args.pairs, "steps": args.steps, "clock": args.clock}
+        args.json,
+        rows,
+        started,
+        {"pairs": args.pairs, "steps": args.steps, "clock": args.clock, "warm": args.warm},
     )
     return 0
 

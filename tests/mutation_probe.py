@@ -86,8 +86,8 @@ MUTANTS: list[Mutant] = [
       "return pips * 1000 + pieces",
       "VF-17", "adjudication ranks pips before pieces"),
     M("VF-14-erase-outside-block", "virus_fight", VL,
-      "t = _erase_set(block & (bb[g, 9] | bb[g, 10] | bb[g, 11]), mk, cfg)",
-      "t = _erase_set(occ & (bb[g, 9] | bb[g, 10] | bb[g, 11]), mk, cfg)",
+      "return _erase_set(block & (bb[g, 9] | bb[g, 10] | bb[g, 11]), mk, cfg)",
+      "return _erase_set(bb[g, OCC] & (bb[g, 9] | bb[g, 10] | bb[g, 11]), mk, cfg)",
       "VF-14", "ERASE instructions outside the active block give targets"),
     # ------------------------------------------------------------------ Proteus
     M("PR-4-white-first", "proteus", PR,

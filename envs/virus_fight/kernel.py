@@ -151,7 +151,7 @@ def _step_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, ch
             _new_game(g, bb, cells, marker, supply, info, hist, cfg)
     nbad = _count_bad(bad) if check else 0
     for g in prange(bb.shape[0] if check else 0):  # put back, or start the new games
-        if _undone(g, nbad, bb, cells, marker, supply, info, rng, hist, undo):
+        if _undone(g, actions[g], nbad, bb, cells, marker, supply, info, rng, hist, cfg, undo):
             continue
         if auto_reset and done[g] and undo[g, APPLIED]:
             _new_game(g, bb, cells, marker, supply, info, hist, cfg)

@@ -1,9 +1,12 @@
 """Virus Fight legality: the one enumeration of the seat to act's legal actions (VF-9..VF-15).
 
-Why one enumeration: the legal mask, the uniformly random legal action, the n-th legal
-action and the validation of a caller's action all derive from :func:`_legal_set`, so a
-rule changes in one place. The legal set of one game is a tuple of eight words (kept in
-registers, never materialised as a mask):
+Why one enumeration: the legal mask, the uniformly random legal action and the n-th legal
+action all derive from :func:`_legal_set`, so a rule changes in one place; the check of a
+caller's action (:func:`_action_legal`) computes only that action's group (sharing
+``_step_set``, ``_erase_targets`` and ``_move_dests``; WRITE and JUMP use equivalent cheaper
+tests) and is tested against the whole set on every action id. The legal
+set of one game is a tuple of eight words (kept in registers, never materialised as a
+mask):
 
 ===========  =========================================================================
 word         meaning
@@ -67,6 +70,12 @@ def _write_set(block, occ, cfg):
 def _erase_set(erasers, mk, cfg):
     """Cells next to an ERASE instruction of the active block, empty or unprotected (VF-14)."""
     return _nbrs(erasers, cfg) & ~mk
+
+
+@jit_inline
+def _erase_targets(g, bb, block, mk, cfg):
+    """VF-14 ERASE targets of game g's active block ``block`` (its ERASE instructions)."""
+    return _erase_set(block & (bb[g, 9] | bb[g, 10] | bb[g, 11]), mk, cfg)
 
 
 @jit_inline
@@ -150,7 +159,7 @@ def _legal_set(g, bb, cells, marker, supply, info, seg, cfg):
     if kind == JUMP:
         return U0, 0, _jump_set(block, occ, mk, cfg), U0, U0, U0, U0, 0
     if kind == ERASE:
-        t = _erase_set(block & (bb[g, 9] | bb[g, 10] | bb[g, 11]), mk, cfg)
+        t = _erase_targets(g, bb, block, mk, cfg)
         return U0, 0, U0, t, U0, U0, U0, 1 if t == U0 else 0
     if kind == WRITE:
         return _write_set(block, occ, cfg), _avail(g, supply, s), U0, U0, U0, U0, U0, 1
@@ -299,11 +308,112 @@ def _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, row):
 
 
 @jit_inline
+def _flood_meets(seed, occ, target, cfg):
+    """Whether the block(s) of the seed cells meet ``target``: :func:`_flood` that stops
+    as soon as they do (a WRITE cell next to the active block is usually found early)."""
+    f = seed & occ
+    while True:
+        if f & target:
+            return True
+        h = (f | _nbrs(f, cfg)) & occ
+        if h == f:
+            return False
+        f = h
+
+
+@jit_inline
+def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
+    """Whether action ``a`` is in the legal set of game g's seat to act, computing only
+    what ``a``'s own group needs (False once the game is over).
+
+    Why: the check of a caller's action built the whole :func:`_legal_set` (the twelve
+    supply reads of ``_avail``, the flood of every marked block for JUMP) to test one bit.
+    A put reads one supply entry and, in play, floods the active block only until it
+    touches the cell (:func:`_flood_meets`); a JUMP target floods its own block (legal
+    when that block holds no marker or holds the mover's, VF-14 with VF-7); a MOVE, an
+    ERASE target and the ERASE pass flood the active block once. Same answers as
+    ``_is_legal(_legal_set(..))``
+    (``tests/virus_fight/test_virus_fight_codes_and_checks.py``, every id of random games).
+    """
+    N = cfg[C_CELLS]
+    _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[C_N])
+    ph = info[g, I_PHASE]
+    if ph == PH_OVER or a < 0 or a > o_pass:
+        return False
+    s = info[g, I_CUR]
+    is_mark = a >= o_mark and a < o_pass
+    if ph == PH_SETUP:  # VF-10, VF-11
+        nset = info[g, I_NSET]
+        lo = info[g, I_RLO]
+        hi = info[g, I_RHI]
+        if a < o_move:  # a piece of the supply onto the home segment, growing the run
+            c = a % N
+            if supply[g, s, a // N] <= 0:
+                return False
+            if nset == 0:
+                return (np.uint64(cfg[C_SEGMASK + s]) >> np.uint64(c)) & U1 == U1
+            if nset >= cfg[C_MAXPROG]:
+                return False
+            return (lo > 0 and seg[s, lo - 1] == c) or (
+                hi < cfg[C_SEGLEN] - 1 and seg[s, hi + 1] == c
+            )
+        if not is_mark or nset == 0:  # the marker goes on the program
+            return False
+        for i in range(lo, hi + 1):
+            if seg[s, i] == a - o_mark:
+                return True
+        return False
+    occ = bb[g, OCC]
+    mk = _markerbits(g, marker, info, cfg[C_PLAYERS])
+    here = _bit(marker[g, s])
+    if ph == PH_STEP:  # VF-15
+        return (
+            is_mark and (_step_set(marker[g, s], occ, mk, cfg) >> np.uint64(a - o_mark)) & U1 == U1
+        )
+    kind = cells[g, marker[g, s]] // 3
+    if kind == JUMP:  # VF-14: an unmarked instruction of the active block or of an empty one
+        if not is_mark:
+            return False
+        t = _bit(a - o_mark)
+        if not (t & occ) or (t & mk):
+            return False
+        own = _flood(t, occ, cfg)
+        return (own & mk) == U0 or (own & here) != U0
+    if kind == WRITE:  # VF-14: a supply piece onto an empty cell next to the active block
+        if a == o_pass:
+            return True
+        if a >= o_move:
+            return False
+        c = _bit(a % N)
+        if supply[g, s, a // N] <= 0 or (c & occ):
+            return False
+        return _flood_meets(here, occ, _nbrs(c, cfg), cfg)
+    if kind == ERASE:  # VF-14: a cell next to one of the block's ERASE instructions
+        if a != o_pass and (a < o_erase or a >= o_mark):
+            return False
+        block = _flood(here, occ, cfg)
+        t = _erase_targets(g, bb, block, mk, cfg)
+        if a == o_pass:
+            return t == U0
+        return (t >> np.uint64(a - o_erase)) & U1 == U1
+    # MOVE (VF-14, VF-8): a piece of the block off the markers, to an empty cell next to
+    # the block without it
+    if a == o_pass:
+        return True
+    if a < o_move or a >= o_erase:
+        return False
+    f = (a - o_move) // N
+    t = (a - o_move) % N
+    block = _flood(here, occ, cfg)
+    if not ((block & ~mk) >> np.uint64(f)) & U1:
+        return False
+    return (_move_dests(block, f, occ, cfg) >> np.uint64(t)) & U1 == U1
+
+
+@jit_inline
 def _legal_of(g, bb, cells, marker, supply, info, seg, cfg, a):
     """Whether action ``a`` is legal in game g (False once the game is over)."""
-    if info[g, I_PHASE] == PH_OVER:
-        return False
-    return _is_legal(_legal_set(g, bb, cells, marker, supply, info, seg, cfg), a, cfg)
+    return _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg)
 
 
 @jit_inline

@@ -85,6 +85,34 @@ def test_kernel_check_agrees_with_the_mask(players: int) -> None:
         g.step(st, g.random_actions(st), auto_reset=True)
 
 
+@pytest.mark.parametrize(("players", "board"), [(2, 5), (3, 6), (4, 7), (2, 8)])
+def test_the_per_group_check_agrees_with_the_whole_legal_set_on_every_id(
+    players: int, board: int
+) -> None:
+    """``legal._action_legal`` (only the action's own group, VF-10..VF-15) against the mask
+    built from the whole legal set: every action id of every game of random self-play,
+    setup, WRITE, MOVE, JUMP, ERASE, marker steps and finished games included."""
+    g = VirusFightBatch(players, board_size=board, max_rounds=20)
+    st = g.init(48, seed=board)
+    bad = np.zeros((g.num_actions, 48), np.bool_)
+    acts = np.zeros(48, np.int64)
+    seen_phases: set[int] = set()
+    seen_kinds: set[int] = set()
+    for _ in range(150):
+        arrays = st.arrays()[:5]
+        for a in range(g.num_actions):
+            acts.fill(a)
+            legal._illegal_games(*arrays, g.seg, g.cfg, acts, bad[a])
+        accepted = ~bad.T & ~g.terminated(st)[:, None]
+        np.testing.assert_array_equal(accepted, g.legal_mask(st))
+        seen_phases |= set(st.info[:, K.I_PHASE].tolist())
+        for b in np.flatnonzero(st.info[:, K.I_PHASE] == K.PH_EFFECT):
+            seen_kinds.add(int(st.cells[b, st.marker[b, st.info[b, K.I_CUR]]]) // 3)
+        g.step(st, g.random_actions(st), auto_reset=True)
+    assert seen_phases >= {K.PH_SETUP, K.PH_EFFECT, K.PH_STEP}
+    assert seen_kinds == {K.MOVE, K.WRITE, K.JUMP, K.ERASE}
+
+
 def test_a_bad_action_leaves_the_grown_history_as_it_was() -> None:
     g = VirusFightBatch(2, max_rounds=4 * HIST_START)
     st = g.init(6, seed=3)

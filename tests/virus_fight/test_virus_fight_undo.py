@@ -96,22 +96,39 @@ def test_history_slots_after_the_records_in_use_stay_zero() -> None:
 
 
 def test_the_undo_row_restores_a_game_exactly() -> None:
-    """Save, step, restore: the kernel pair used on a failure gives the game back bit for
-    bit, the cells mirror (VF-4) rebuilt from the bitboards."""
+    """Save, step, restore: the kernel pair used on a failure gives every applied game back
+    bit for bit, the board undone from the action itself (a put back into the supply, a
+    MOVE back, an ERASE's captured piece back on its cell; VF-10, VF-14), the markers and
+    info of eliminations and round starts (VF-15..VF-17) from the row."""
     game = VirusFightBatch(3, max_rounds=8)
     state = game.init(200, 4)
-    for _ in range(60):
-        game.step(state, game.random_actions(state), auto_reset=True)
+    o_move, o_erase, o_mark = (K.action_offsets(game.board_size)[i] for i in (1, 2, 3))
     undo = np.zeros((200, K.UNDO_WORDS), np.uint64)
-    actions = game.random_actions(state)  # (draws from the games' keys)
     rew = np.zeros((200, 3), np.float32)
     done = np.zeros(200, np.bool_)
     bad = np.zeros(200, np.bool_)
-    i = int(np.flatnonzero(~game.terminated(state))[7])
-    actions[i] = _illegal_for(game, state, i, np.random.default_rng(0))
-    before = game.copy(state)
-    s = state.arrays()
-    nbad = K.step_serial(*s, game.seg, game.cfg, actions, True, True, rew, done, bad, undo)
-    assert nbad == 1 and bad[i] and bad.sum() == 1
-    assert _same(before, state)
-    assert undo[:, K.APPLIED].sum() > 100  # the other games had been applied, then undone
+    groups = {"put": 0, "move": 0, "capture": 0, "erase empty": 0, "marker": 0, "pass": 0}
+    for ply in range(120):
+        actions = game.random_actions(state)  # (draws from the games' keys)
+        applied = ~game.terminated(state)
+        i = int(np.flatnonzero(applied)[ply % 7])
+        actions[i] = _illegal_for(game, state, i, np.random.default_rng(ply))
+        applied[i] = False
+        for b in np.flatnonzero(applied):
+            a = int(actions[b])
+            if a < o_move:
+                groups["put"] += 1
+            elif a < o_erase:
+                groups["move"] += 1
+            elif a < o_mark:
+                groups["capture" if state.cells[b, a - o_erase] >= 0 else "erase empty"] += 1
+            else:
+                groups["marker" if a < game.num_actions - 1 else "pass"] += 1
+        before = game.copy(state)
+        s = state.arrays()
+        nbad = K.step_serial(*s, game.seg, game.cfg, actions, True, True, rew, done, bad, undo)
+        assert nbad == 1 and bad[i] and bad.sum() == 1
+        assert _same(before, state)
+        assert undo[:, K.APPLIED].sum() == applied.sum()  # applied, then undone
+        game.step(state, game.random_actions(state), auto_reset=True)
+    assert min(groups.values()) > 0, groups
