@@ -222,29 +222,6 @@ def _nth_action(L, r, cfg):
 
 
 @jit_inline
-def _is_legal(L, a, cfg):
-    """Whether action ``a`` is in the legal set ``L`` (the check of a caller's action)."""
-    dest, avail, marks, erase, block, movable, occ, npass = L
-    N = cfg[C_CELLS]
-    _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[C_N])
-    if a < 0 or a > o_pass:
-        return False
-    if a < o_move:
-        return ((avail >> (a // N)) & 1) == 1 and ((dest >> np.uint64(a % N)) & U1) == U1
-    if a < o_erase:
-        f = (a - o_move) // N
-        t = (a - o_move) % N
-        if not (movable >> np.uint64(f)) & U1:
-            return False
-        return ((_move_dests(block, f, occ, cfg) >> np.uint64(t)) & U1) == U1
-    if a < o_mark:
-        return ((erase >> np.uint64(a - o_erase)) & U1) == U1
-    if a < o_pass:
-        return ((marks >> np.uint64(a - o_mark)) & U1) == U1
-    return npass == 1
-
-
-@jit_inline
 def _fill_from(L, cfg, row):
     """Write the legal set ``L`` into the bool row (cleared first)."""
     dest, avail, marks, erase, block, movable, occ, npass = L
@@ -331,8 +308,8 @@ def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
     A put reads one supply entry and, in play, floods the active block only until it
     touches the cell (:func:`_flood_meets`); a JUMP target floods its own block (legal
     when that block holds no marker or holds the mover's, VF-14 with VF-7); a MOVE, an
-    ERASE target and the ERASE pass flood the active block once. Same answers as
-    ``_is_legal(_legal_set(..))``
+    ERASE target and the ERASE pass flood the active block once. Same answers as the
+    mask :func:`_fill_from` writes from :func:`_legal_set`
     (``tests/virus_fight/test_virus_fight_codes_and_checks.py``, every id of random games).
     """
     N = cfg[C_CELLS]
@@ -365,11 +342,11 @@ def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
         return False
     occ = bb[g, OCC]
     mk = _markerbits(g, marker, info, cfg[C_PLAYERS])
-    here = _bit(marker[g, s])
     if ph == PH_STEP:  # VF-15
         return (
             is_mark and (_step_set(marker[g, s], occ, mk, cfg) >> np.uint64(a - o_mark)) & U1 == U1
         )
+    here = _bit(marker[g, s])
     kind = cells[g, marker[g, s]] // 3
     if kind == JUMP:  # VF-14: an unmarked instruction of the active block or of an empty one
         if not is_mark:
