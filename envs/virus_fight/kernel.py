@@ -68,7 +68,15 @@ from envs.virus_fight.legal import (
 from envs.virus_fight.observe import _codes, _expand, _observe, code_length, decode  # noqa: F401
 from envs.virus_fight.params import C_N, C_PLAYERS, make_geometry  # noqa: F401
 from envs.virus_fight.rules import _apply, _record
-from envs.virus_fight.undo import APPLIED, UNDO_WORDS, _check_and_save, _count_bad, _undone  # noqa: F401
+from envs.virus_fight.undo import (  # noqa: F401
+    APPLIED,
+    BAD,
+    ENDED,
+    UNDO_WORDS,
+    _check_and_save,
+    _count_bad,
+    _restore,
+)
 
 _SIBLINGS: tuple[ModuleType, ...] = (constants, params, board, legal, rules, observe, undo)
 FAST: dict[str, Any] = {"error_model": "numpy", "_nrt": False}  # the batch loops' compile options
@@ -123,16 +131,18 @@ validate = _illegal_games
 
 
 def _step_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, check, auto_reset,
-               rew, done, bad, undo):  # fmt: skip
+               rew, done, flags, undo):  # fmt: skip
     """Apply one action per game in place; rew (B, P) and done (B,) are outputs.
 
     With ``check`` each game's action is checked right before it is applied, and the game's
     undo row saved (``undo.py``: one read of its state instead of a check pass and an
-    apply pass); if any is illegal (``bad`` names them) every applied game is put back and
-    the count is returned. Games already over are left alone (done stays True, no reward;
-    their action must still be an id in range or -1). With auto_reset a game that ends is
-    re-initialised after its rewards are recorded (its key keeps running), with ``check``
-    once the whole batch has passed.
+    apply pass); if any is illegal (``flags`` marks them BAD) every applied game is put
+    back and the count is returned. Games already over are left alone (done stays True,
+    no reward; their action must still be an id in range or -1). With auto_reset a game
+    that ends is re-initialised after its rewards are recorded (its key keeps running),
+    with ``check`` once the whole batch has passed: the second pass reads only the
+    one-byte flags of the games that passed (a game's undo row is read only to put it
+    back).
     """
     o_pass = action_offsets(cfg[C_N])[4]
     for g in prange(bb.shape[0]):
@@ -140,21 +150,27 @@ def _step_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, ch
             rew[g, s] = 0.0
         a = actions[g]
         if check and _check_and_save(g, a, o_pass, bb, cells, marker, supply, info, rng, seg,
-                                     cfg, bad, undo):  # fmt: skip
+                                     cfg, flags, undo):  # fmt: skip
             continue
         if info[g, I_PHASE] == PH_OVER:
             done[g] = True
             continue
         _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
         done[g] = info[g, I_PHASE] == PH_OVER
-        if done[g] and auto_reset and not check:
-            _new_game(g, bb, cells, marker, supply, info, hist, cfg)
-    nbad = _count_bad(bad) if check else 0
-    for g in prange(bb.shape[0] if check else 0):  # put back, or start the new games
-        if _undone(g, actions[g], nbad, bb, cells, marker, supply, info, rng, hist, cfg, undo):
-            continue
-        if auto_reset and done[g] and undo[g, APPLIED]:
-            _new_game(g, bb, cells, marker, supply, info, hist, cfg)
+        if done[g] and auto_reset:
+            if check:
+                flags[g] |= ENDED
+            else:
+                _new_game(g, bb, cells, marker, supply, info, hist, cfg)
+    nbad = _count_bad(flags) if check else 0
+    if nbad:  # put every applied game back
+        for g in prange(bb.shape[0]):
+            if flags[g] & APPLIED:
+                _restore(g, actions[g], bb, cells, marker, supply, info, rng, hist, cfg, undo)
+    elif check and auto_reset:  # start the new games
+        for g in prange(bb.shape[0]):
+            if flags[g] & ENDED:
+                _new_game(g, bb, cells, marker, supply, info, hist, cfg)
     return nbad
 
 

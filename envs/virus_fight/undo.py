@@ -6,15 +6,23 @@ then applying in a second pass reads each game's state twice; once the batch lea
 core's cache (about 3,600 games of 288 bytes for a 1 MB L2) the second read comes from
 memory and the check cost a fifth of the step. Checking a game right before applying it
 reads its state once; the price is this undo row, written while the state is in cache.
-The row is small (``UNDO_WORDS`` = 11 uint64 words, 88 bytes; the first version copied the
+The row is small (``UNDO_WORDS`` = 4 uint64 words, 32 bytes; the first version copied the
 bitboards and supplies too, 240 bytes, and its writes were most of the check's cost at
-B = 16384) because a legal action changes the board in a way the action itself names.
-Measured in ``docs/benchmarks.md`` ("Validation cost").
+B = 16384; 0.5.2 kept ``info`` word by word, 88 bytes) because a legal action changes the
+board in a way the action itself names, and ``info``'s small fields fit in a byte each:
+phase, repetition count and setup count share one byte, seat numbers, ``k``, the alive
+mask and the round window are below 128 (VF-1: at most 4 seats, board side at most 8).
+The two counters ``I_ROUND`` and ``I_HLEN`` share a word (each below 2**31). Measured in
+``docs/benchmarks.md`` ("Validation cost").
+
+Beside the row, each game has a one-byte flag word (``BAD``, ``APPLIED``, ``ENDED``): the
+step reads it after the pass to know which games to restore (one bad action) or to
+re-initialise (auto-reset), without re-reading any game's state.
 
 What an applied step may change, and how the row restores it:
 
 * ``info``, ``marker`` (every seat's: VF-14/VF-15 eliminations), ``rng`` (the VF-12 draw):
-  saved words, written back;
+  saved in the row's bytes and words, written back;
 * ``bb``, ``cells``, ``supply``: only what the action moved (VF-10, VF-14). A put of piece
   ``p`` on cell ``c`` is taken back into the mover's supply; a MOVE from ``f`` to ``t``
   moves the piece back; an ERASE gives the captured piece (saved: the target's piece code)
@@ -37,10 +45,18 @@ from envs.core.cache import guard_cache
 from envs.virus_fight.board import _place, _remove
 from envs.virus_fight.constants import (
     HW,
+    I_ALIVE,
     I_CUR,
+    I_FIRST,
     I_HLEN,
+    I_K,
+    I_NSET,
     I_PHASE,
-    NINFO,
+    I_REP,
+    I_RES,
+    I_RHI,
+    I_RLO,
+    I_ROUND,
     PH_OVER,
     action_offsets,
     jit,
@@ -49,13 +65,17 @@ from envs.virus_fight.constants import (
 from envs.virus_fight.legal import _bad_action
 from envs.virus_fight.params import C_CELLS, C_N
 
-#: words of one game's undo row (8 of info, the markers with the ERASE target's piece,
-#: the key, and the flag "this game's action was applied")
-UNDO_WORDS = 11
-_INF = 0  # the 15 info int32s (2 per word)
-_MARK = 8  # bytes 0..3: the 4 markers; byte 4: the ERASE target's piece code + 1
-_KEY = 9  # the RNG key
-APPLIED = 10  # 1 when the row holds a saved game, else 0
+#: words of one game's undo row: the two int32 counters of ``info``, its thirteen small
+#: fields with the ERASE target's piece, the markers with the final results, the key
+UNDO_WORDS = 4
+_COUNT = 0  # info I_ROUND (low half), I_HLEN (high half)
+_SMALL = 1  # bytes: phase | rep << 2 | nset << 4, cur, first, k, alive, rlo, rhi, erase + 1
+_SEATS = 2  # bytes 0..3: the results I_RES.., bytes 4..7: the markers
+_KEY = 3  # the RNG key
+
+#: the step's per-game flags (a uint8 per game, ``kernel._step_loop``): the action failed
+#: the check; it was applied (the undo row holds the game); the game ended in this step
+BAD, APPLIED, ENDED = 1, 2, 4
 
 _B8 = np.uint64(8)
 _B32 = np.uint64(32)
@@ -64,42 +84,66 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 
 
 @jit_inline
-def _save(g, a, cells, marker, info, rng, cfg, undo):
-    """What game g's legal action ``a`` may change beyond the board, and the piece an
-    ERASE of ``a`` captures, into its undo row (module docstring)."""
-    for k in range(8):
-        w = np.uint64(np.uint32(info[g, 2 * k]))
-        if 2 * k + 1 < NINFO:
-            w |= np.uint64(np.uint32(info[g, 2 * k + 1])) << _B32
-        undo[g, _INF + k] = w
-    w = np.uint64(0)
-    for j in range(4):
-        w |= np.uint64(np.uint8(marker[g, j])) << (_B8 * np.uint64(j))
-    _, _, o_erase, o_mark, _ = action_offsets(cfg[C_N])
-    if a >= o_erase and a < o_mark:
-        w |= np.uint64(cells[g, a - o_erase] + 1) << _B32
-    undo[g, _MARK] = w
-    undo[g, _KEY] = rng[g]
-    undo[g, APPLIED] = 1
+def _put(x, j):
+    """The low byte of int ``x`` (two's complement) as byte ``j`` of a word."""
+    return np.uint64(np.uint8(x & 0xFF)) << (_B8 * np.uint64(j))
 
 
 @jit_inline
-def _check_and_save(g, a, o_pass, bb, cells, marker, supply, info, rng, seg, cfg, bad, undo):
-    """bad[g] = :func:`legal._bad_action`; a running game with a legal action gets its undo
-    row. Returns bad[g]."""
-    undo[g, APPLIED] = 0
-    bad[g] = _bad_action(g, a, o_pass, bb, cells, marker, supply, info, seg, cfg)
-    if not bad[g] and info[g, I_PHASE] != PH_OVER:
+def _get(w, j):
+    """Byte ``j`` of word ``w`` as a signed int (:func:`_put` of a value in -128..127)."""
+    return np.int32(np.int8(np.uint8((w >> (_B8 * np.uint64(j))) & _LOW8)))
+
+
+@jit_inline
+def _save(g, a, cells, marker, info, rng, cfg, undo):
+    """What game g's legal action ``a`` may change beyond the board, and the piece an
+    ERASE of ``a`` captures, into its undo row (module docstring). The small fields are
+    bounded by the rules (phase < 4, rep <= 3, nset <= 5, seats < 4, segment positions
+    < 64, results and markers in -1..63), so a byte each is exact."""
+    undo[g, _COUNT] = np.uint64(np.uint32(info[g, I_ROUND])) | (
+        np.uint64(np.uint32(info[g, I_HLEN])) << _B32
+    )
+    _, _, o_erase, o_mark, _ = action_offsets(cfg[C_N])
+    captured = cells[g, a - o_erase] + 1 if a >= o_erase and a < o_mark else 0
+    undo[g, _SMALL] = (
+        _put(info[g, I_PHASE] | (info[g, I_REP] << 2) | (info[g, I_NSET] << 4), 0)
+        | _put(info[g, I_CUR], 1)
+        | _put(info[g, I_FIRST], 2)
+        | _put(info[g, I_K], 3)
+        | _put(info[g, I_ALIVE], 4)
+        | _put(info[g, I_RLO], 5)
+        | _put(info[g, I_RHI], 6)
+        | _put(captured, 7)
+    )
+    w = np.uint64(0)
+    for j in range(4):
+        w |= _put(info[g, I_RES + j], j) | _put(marker[g, j], 4 + j)
+    undo[g, _SEATS] = w
+    undo[g, _KEY] = rng[g]
+
+
+@jit_inline
+def _check_and_save(g, a, o_pass, bb, cells, marker, supply, info, rng, seg, cfg, flags, undo):
+    """flags[g] = BAD when :func:`legal._bad_action`, else APPLIED for a running game (its
+    undo row saved; the step adds ENDED) and 0 for a finished one. Returns whether BAD."""
+    if _bad_action(g, a, o_pass, bb, cells, marker, supply, info, seg, cfg):
+        flags[g] = BAD
+        return True
+    if info[g, I_PHASE] == PH_OVER:
+        flags[g] = 0
+    else:
+        flags[g] = APPLIED
         _save(g, a, cells, marker, info, rng, cfg, undo)
-    return bad[g]
+    return False
 
 
 @jit
-def _count_bad(bad):
-    """Number of True entries of ``bad`` (serial: prange reductions need Numba's runtime)."""
+def _count_bad(flags):
+    """Number of games flagged BAD (serial: prange reductions need Numba's runtime)."""
     n = 0
-    for g in range(bad.shape[0]):
-        n += bad[g]
+    for g in range(flags.shape[0]):
+        n += flags[g] & BAD
     return n
 
 
@@ -107,14 +151,25 @@ def _count_bad(bad):
 def _restore(g, a, bb, cells, marker, supply, info, rng, hist, cfg, undo):
     """Put game g back as it was before its action ``a`` (saved by :func:`_save`)."""
     written = info[g, I_HLEN]
-    for k in range(8):
-        w = undo[g, _INF + k]
-        info[g, 2 * k] = np.int32(np.uint32(w & _LOW32))
-        if 2 * k + 1 < NINFO:
-            info[g, 2 * k + 1] = np.int32(np.uint32(w >> _B32))
-    w = undo[g, _MARK]
+    w = undo[g, _COUNT]
+    info[g, I_ROUND] = np.int32(np.uint32(w & _LOW32))
+    info[g, I_HLEN] = np.int32(np.uint32(w >> _B32))
+    w = undo[g, _SMALL]
+    b0 = _get(w, 0) & 0xFF
+    info[g, I_PHASE] = b0 & 3
+    info[g, I_REP] = (b0 >> 2) & 3
+    info[g, I_NSET] = b0 >> 4
+    info[g, I_CUR] = _get(w, 1)
+    info[g, I_FIRST] = _get(w, 2)
+    info[g, I_K] = _get(w, 3)
+    info[g, I_ALIVE] = _get(w, 4)
+    info[g, I_RLO] = _get(w, 5)
+    info[g, I_RHI] = _get(w, 6)
+    captured = _get(w, 7) - 1
+    w = undo[g, _SEATS]
     for j in range(4):
-        marker[g, j] = np.int8(np.uint8((w >> (_B8 * np.uint64(j))) & _LOW8))
+        info[g, I_RES + j] = _get(w, j)
+        marker[g, j] = np.int8(_get(w, 4 + j))
     rng[g] = undo[g, _KEY]
     s = info[g, I_CUR]  # the mover
     N = cfg[C_CELLS]
@@ -125,22 +180,12 @@ def _restore(g, a, bb, cells, marker, supply, info, rng, hist, cfg, undo):
     elif a < o_erase:  # MOVE: the piece back to where it came from
         _place(g, bb, cells, _remove(g, bb, cells, (a - o_move) % N), (a - o_move) // N)
     elif a < o_mark:  # ERASE: the captured piece (if any) back from the supply
-        p = np.int64((w >> _B32) & _LOW8) - 1
-        if p >= 0:
-            _place(g, bb, cells, p, a - o_erase)
-            supply[g, s, p] -= 1
+        if captured >= 0:
+            _place(g, bb, cells, captured, a - o_erase)
+            supply[g, s, captured] -= 1
     for h in range(info[g, I_HLEN], min(written + 1, hist.shape[1])):  # VF-17 records
         for w8 in range(HW):
             hist[g, h, w8] = np.uint64(0)
-
-
-@jit_inline
-def _undone(g, a, nbad, bb, cells, marker, supply, info, rng, hist, cfg, undo):
-    """After a checked pass with ``nbad`` failures: put game g back if its action ``a``
-    was applied. Returns whether the batch failed (then no game may start a new one)."""
-    if nbad and undo[g, APPLIED]:
-        _restore(g, a, bb, cells, marker, supply, info, rng, hist, cfg, undo)
-    return nbad > 0
 
 
 guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)
