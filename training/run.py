@@ -178,18 +178,19 @@ class Saver:
         text = json.dumps(state, indent=1)
         _atomic(self.out / "state.json", lambda p: p.write_text(text))  # the commit point
         self.unit = unit
-        self.finish_commit()
+        self.finish_commit(resumed=False)
 
-    def finish_commit(self) -> None:
+    def finish_commit(self, resumed: bool = True) -> None:
         """The steps after a commit: the unit's model where users look for it
         (``model.zip``), and the older units' RNG / replay files (no longer named by
         ``state.json``) removed. A resumed run calls it again, since a kill may land
-        between the commit and these steps."""
+        between the commit and these steps: only then is ``model.zip`` compared byte for byte
+        with the unit's model (it may be it already); right after a save it is copied."""
         ckpt = self.unit.get("model")
         if ckpt is None:  # an older run directory: its model.zip is the unit's model
             return
         src, dst = self.out / ckpt, self.out / "model.zip"
-        if not dst.exists() or dst.read_bytes() != src.read_bytes():
+        if not resumed or not dst.exists() or dst.read_bytes() != src.read_bytes():
             _atomic(dst, lambda p: shutil.copyfile(src, p))
         keep = {self.out / str(v) for v in self.unit.values() if v}
         for old in self.out.glob("checkpoints/*"):  # older units, and kills' leftovers
