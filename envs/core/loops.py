@@ -18,17 +18,18 @@ touches only its own rows and its own RNG key):
 
 * fewer than ``SINGLE_THREAD_MIN_BATCH`` games: the serial compile;
 * from ``PARALLEL_MIN_BATCH`` games for calls that do much work per game (fused
-  self-play's many steps; the fused learner step, whose apply + mask + observation is a few
-  plain steps' work: 1.6-1.75x the wall rate of one thread at B = 16384), and from
-  ``STEP_PARALLEL_MIN_BATCH`` (the same 4,096 since 2026-12-02) for calls of one step per
-  game (a step, a mask, an observation, the random actions): the ``prange`` compile on all
-  of Numba's threads. Measured on the quiet 2-core machine (``docs/benchmarks.md``, "Light
-  calls on both threads"): every one-step call of both board games ran 1.2-2.8x faster
-  by wall clock on two threads at 4,096 games and 1.5-2.5x at 16,384. On a busy machine
-  the pool's launch and barrier can cost more than they save (once measured for the 5x5
-  board game at B = 16384 under load: one thread 1.0-1.5 M steps/s, prange 0.5 M): there,
-  run with one Numba thread (``NUMBA_NUM_THREADS=1`` or ``numba.set_num_threads(1)``),
-  which keeps every call on one thread, or raise these thresholds;
+  self-play's many steps; the fused learner step) and from ``STEP_PARALLEL_MIN_BATCH``
+  for calls of one step per game (a step, a mask, an observation, the random actions):
+  the ``prange`` compile on all of Numba's threads. Both are 1,024 since 0.5.3 (4,096
+  before). Measured on the quiet 2-core machine (``python -m benchmarks.threads``,
+  ``docs/benchmarks.md``, "Where the thread pool starts to pay"): every call of both board
+  games ran faster by wall clock on two threads than on one from 256 games (1.09-1.75x),
+  1.24-1.97x at 1,024 (the learner step 1.41-1.93x) for 0-40 % more CPU time, and
+  1.5-2.1x at 4,096. On a busy machine the pool's launch and barrier can cost more than they save
+  (once measured for the 5x5 board game at B = 16384 under load: one thread 1.0-1.5 M
+  steps/s, prange 0.5 M): there, run with one Numba thread (``NUMBA_NUM_THREADS=1`` or
+  ``numba.set_num_threads(1)``), which keeps every call on one thread, or raise these
+  thresholds;
 * in between: the ``prange`` compile on one thread (the faster code even then: Numba
   compiles its body as one function, the serial loop calls the per-game body; and one
   thread never waits for a busy core).
@@ -44,8 +45,8 @@ import numba
 from numba import literal_unroll, njit
 
 SINGLE_THREAD_MIN_BATCH = 64
-PARALLEL_MIN_BATCH = 4096
-STEP_PARALLEL_MIN_BATCH = 4096
+PARALLEL_MIN_BATCH = 1024
+STEP_PARALLEL_MIN_BATCH = 1024
 
 
 def serial_and_parallel(loop: Callable[..., Any], **options: Any) -> tuple[Any, Any]:
