@@ -13,7 +13,7 @@ and per CPU-second of the process (``time.process_time``, all threads): a pool t
 the wait costs about the same CPU time, one that waits on a busy core costs more.
 
     python -m benchmarks.threads                        # every game, B = 256 ... 4096
-    python -m benchmarks.threads --games proteus --batch 512 1024 --rounds 9 --json F
+    python -m benchmarks.threads --games GAME --batch 512 1024 --rounds 9 --json F
 """
 
 from __future__ import annotations
