@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import numba
@@ -11,11 +12,26 @@ import pytest
 from benchmarks import threads
 from envs.core import loops
 
-pytestmark = pytest.mark.skipif(numba.get_num_threads() < 2, reason="needs two Numba threads")
+pytestmark = pytest.mark.skipif(
+    int(numba.config.NUMBA_NUM_THREADS) < 2,  # type: ignore[attr-defined]
+    reason="needs two Numba threads",
+)
+
+
+@pytest.fixture
+def two_threads() -> Iterator[None]:
+    """Two Numba threads for the test: an earlier test in this worker (a training run, a
+    game's bench) may have left the process on one, and the benchmark refuses that."""
+    old = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
 
 
 def test_both_modes_are_timed_and_the_thresholds_put_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, two_threads: None
 ) -> None:
     seen: list[str] = []
     choose = loops.choose
