@@ -453,6 +453,9 @@ def _gumbel_root(fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, eva
             if len(s) <= 1 or left[t] <= 0:
                 trees.budget[t] = trees.sims[t]
                 continue
+            if left[t] < len(s):  # one visit each would overrun the budget (and the
+                # tree's node arrays, sized for it): keep the best ``left`` (s is best-first)
+                s = survivors[t] = s[: int(left[t])]
             per = max(1, int(left[t] // (max(phases[t] - done_phase[t], 1) * len(s))))
             trees.budget[t] = trees.sims[t] + per * len(s)
             left[t] -= per * len(s)

@@ -225,6 +225,31 @@ def test_gumbel_root_visits_only_considered_actions() -> None:
     assert mask[np.arange(3), res.visits.argmax(axis=1)].all()
 
 
+def test_gumbel_root_with_a_callback_keeps_every_tree_within_its_budget() -> None:
+    """Sequential halving gave each survivor at least one visit per phase, so a tree with
+    fewer simulations left than survivors overran its budget (16 simulations became 22)
+    and its node arrays (sized for the budget: out-of-bounds writes, a hang or a crash in
+    self-play). Many legal actions, a small budget, a network-like callback."""
+    game = ProteusBatch()
+    st = game.init(24, 5)
+    for _ in range(6):
+        game.step(st, game.random_actions(st), auto_reset=True)
+    live = np.flatnonzero(~game.terminated(st))
+    st = game.take(st, live)
+
+    def flat(leaves: Any) -> tuple[np.ndarray, np.ndarray]:
+        k = leaves.batch_size
+        return np.ones((k, game.num_actions)), np.zeros((k, game.num_players))
+
+    for budget, considered in ((16, 16), (9, 16), (5, 8), (2, 16)):
+        cfg = SearchConfig(mode="puct", gumbel=True, considered=considered, safety_check=True)
+        budgets = np.full(len(live), budget)
+        res = search(game, st, game.current_player(st), budgets, np.arange(len(live),
+                     dtype=np.uint64), cfg, flat)  # fmt: skip
+        assert (res.trees.sims == budget).all(), (budget, considered, res.trees.sims)
+        assert (res.trees.count[:, 0] <= budget + 2).all()  # the node arrays' size
+
+
 def test_bad_input_is_rejected_with_a_clear_message() -> None:
     game = ProteusBatch()
     st = game.init(2, 0)
