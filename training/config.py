@@ -73,6 +73,11 @@ class TrainConfig:
     )
     simulations: int = _opt(32, "alphazero: search simulations per self-play move")
     replay_size: int = _opt(200_000, "alphazero: positions kept in the replay buffer")
+    gumbel: bool = _opt(
+        False,
+        "alphazero: Gumbel root search (sequential halving) with completed-Q policy "
+        "targets instead of PUCT visit counts with Dirichlet noise",
+    )
 
     def net_arch(self) -> list[int]:
         """The hidden layer sizes of ``net`` (ValueError naming the problem)."""

@@ -20,7 +20,13 @@ import pytest
 
 pytest.importorskip("torch")
 
-from agents.az import absolute_values, load_weights, net_for, relative_values  # noqa: E402
+from agents.az import (  # noqa: E402
+    absolute_values,
+    improved_policy,
+    load_weights,
+    net_for,
+    relative_values,
+)
 from envs import registry  # noqa: E402
 from training.alphazero.selfplay import ReplayBuffer, SelfPlay  # noqa: E402
 from training.config import TrainConfig, validate  # noqa: E402
@@ -94,12 +100,13 @@ def test_replay_buffer_ring_sample_and_save(tmp_path: Path) -> None:
         ReplayBuffer(6, (2,), 10, 2, 3).load(tmp_path / "b.npz")
 
 
-def test_selfplay_fills_the_buffer_with_legal_targets() -> None:
+@pytest.mark.parametrize("gumbel", [False, True])
+def test_selfplay_fills_the_buffer_with_legal_targets(gumbel: bool) -> None:
     game = registry.make_batch(GAME)
     net = net_for(game, [16])
     net.eval()
     buf = ReplayBuffer(4096, tuple(game.obs_shape), game.num_actions, game.num_players, 4)
-    actor = SelfPlay(game, 4, 4, 0, buf)
+    actor = SelfPlay(game, 4, 4, 0, buf, gumbel=gumbel)
     rng = np.random.default_rng(0)
     rounds = 0
     while actor.games_done < 2 and rounds < 2000:
@@ -110,6 +117,22 @@ def test_selfplay_fills_the_buffer_with_legal_targets() -> None:
     np.testing.assert_allclose(b["policy"].sum(axis=1), 1.0, atol=2e-3)
     assert not (b["policy"] > 0)[~b["mask"]].any()  # targets only on legal actions
     assert np.isin(b["value"], (-1.0, 0.0, 1.0)).all()  # final returns
+
+
+def test_improved_policy_moves_mass_to_the_better_searched_action() -> None:
+    """Gumbel MuZero's target: softmax(log prior + sigma(completed Q)) over the searched
+    actions; an unvisited one is completed with the mixed value."""
+    priors = np.array([[0.25, 0.25, 0.25, 0.25]])
+    allowed = np.array([[True, True, True, False]])
+    visits = np.array([[4.0, 4.0, 0.0, 0.0]])
+    qsum = np.array([[4.0, -4.0, 0.0, 0.0]])  # action 0 wins, action 1 loses
+    out = improved_policy(priors, np.array([0.0]), visits, qsum, allowed)
+    np.testing.assert_allclose(out.sum(), 1.0)
+    assert out[0, 3] == 0.0  # not searched (the root filter dropped it)
+    assert out[0, 0] > out[0, 2] > out[0, 1]  # win > v_mix (0) > loss
+    # no visits at all: the priors over the searched actions
+    none = improved_policy(priors, np.array([0.0]), np.zeros((1, 4)), np.zeros((1, 4)), allowed)
+    np.testing.assert_allclose(none[0], [1 / 3, 1 / 3, 1 / 3, 0.0])
 
 
 def test_bad_settings_are_named() -> None:

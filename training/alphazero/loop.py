@@ -243,7 +243,12 @@ def train(cfg: TrainConfig, resume: bool, progress: bool, quiet: bool) -> TrainR
     games_before = run.games
     # a resumed run plays fresh games from a seed of its own (no game was stored)
     actor = SelfPlay(
-        run.game, cfg.n_envs, cfg.simulations, cfg.seed + 7 * run.games + start, run.buffer
+        run.game,
+        cfg.n_envs,
+        cfg.simulations,
+        cfg.seed + 7 * run.games + start,
+        run.buffer,
+        gumbel=cfg.gumbel,
     )
     from torch.utils.tensorboard import SummaryWriter
 

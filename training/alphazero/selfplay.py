@@ -20,7 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from agents.az import relative_values, root_visits, search_roots
+from agents.az import (
+    gumbel_search,
+    improved_policy,
+    policy_values,
+    relative_values,
+    root_visits,
+    search_roots,
+)
 
 #: plies per game played by sampling from the visit counts (exploration); greedy after
 TEMPERATURE_PLIES = 12
@@ -119,9 +126,17 @@ class SelfPlay:
     """``n_games`` games played together by the network's search; :meth:`round` moves all once."""
 
     def __init__(
-        self, game: Any, n_games: int, simulations: int, seed: int, buffer: ReplayBuffer
+        self,
+        game: Any,
+        n_games: int,
+        simulations: int,
+        seed: int,
+        buffer: ReplayBuffer,
+        gumbel: bool = False,
     ) -> None:
         self.game = game
+        #: Gumbel root search and completed-Q policy targets instead of PUCT visit counts
+        self.gumbel = bool(gumbel)
         self.n = int(n_games)
         self.simulations = int(simulations)
         self.buffer = buffer
@@ -155,11 +170,20 @@ class SelfPlay:
         codes = out.obs.copy()
         keys = rng.integers(0, 2**63, self.n, dtype=np.uint64)
         roots = search_roots(game, self.state, np.arange(self.n), seats, [int(k) for k in keys])
-        visits = root_visits(
-            game, roots, seats, net, self.simulations, keys, noise=self._noise(rng)
-        )
-        visits = np.where(mask, visits, 0.0)
-        actions = self._choose(visits, mask, rng)
+        if self.gumbel:  # the Gumbel noise explores: the sequential-halving winner is played
+            visits, qsum, allowed = gumbel_search(game, roots, seats, net, self.simulations, keys)
+            allowed &= mask
+            allowed[~allowed.any(axis=1)] = mask[~allowed.any(axis=1)]
+            priors, rel = policy_values(net, codes, mask)
+            target = improved_policy(priors, rel[:, 0], visits, qsum, allowed)
+            actions = np.where(allowed, visits, -1.0).argmax(axis=1)
+            visits = target  # what the policy learns
+        else:
+            visits = root_visits(
+                game, roots, seats, net, self.simulations, keys, noise=self._noise(rng)
+            )
+            visits = np.where(mask, visits, 0.0)
+            actions = self._choose(visits, mask, rng)
         top = (
             np.argpartition(-visits, self.k - 1, axis=1)[:, : self.k]
             if self.k < visits.shape[1]
