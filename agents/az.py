@@ -226,13 +226,29 @@ def root_visits(
     noise: Any = None,
 ) -> np.ndarray:
     """(T, A) root visit counts of a PUCT search guided by ``net`` (self-play and ``az``)."""
-    from agents.search.driver import SearchConfig, search
+    from agents.search.driver import SearchConfig
 
     cfg = SearchConfig(mode="puct", c=c_puct, safety_check=True)
+    return _net_search(game, roots, seats, net, simulations, keys, cfg, noise).visits
+
+
+def _net_search(
+    game: Any,
+    roots: Any,
+    seats: np.ndarray,
+    net: Any,
+    simulations: int,
+    keys: np.ndarray,
+    cfg: Any,
+    noise: Any = None,
+) -> Any:
+    """The array search (``agents.search``) of ``simulations`` per tree under ``cfg``,
+    evaluated by ``net``: the one call behind :func:`root_visits` and :func:`gumbel_search`."""
+    from agents.search.driver import search
+
     budgets = np.full(len(seats), int(simulations), np.int64)
     ev = net_evaluator(net, game, noise)
-    res = search(game, roots, np.asarray(seats), budgets, np.asarray(keys, np.uint64), cfg, ev)
-    return res.visits
+    return search(game, roots, np.asarray(seats), budgets, np.asarray(keys, np.uint64), cfg, ev)
 
 
 def gumbel_search(
@@ -253,14 +269,12 @@ def gumbel_search(
     25 legal actions, docs/training.md), so the policy learns little from them; Gumbel-top-k with
     sequential halving spends the budget on a few sampled actions and
     :func:`improved_policy` turns their values into the target."""
-    from agents.search.driver import SearchConfig, search
+    from agents.search.driver import SearchConfig
 
     cfg = SearchConfig(
         mode="puct", c=c_puct, safety_check=True, gumbel=True, considered=int(considered)
     )
-    budgets = np.full(len(seats), int(simulations), np.int64)
-    ev = net_evaluator(net, game)
-    res = search(game, roots, np.asarray(seats), budgets, np.asarray(keys, np.uint64), cfg, ev)
+    res = _net_search(game, roots, seats, net, simulations, keys, cfg)
     tr = res.trees
     allowed = np.zeros(res.visits.shape, np.bool_)
     for t in range(len(seats)):

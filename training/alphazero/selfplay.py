@@ -173,7 +173,8 @@ class SelfPlay:
         if self.gumbel:  # the Gumbel noise explores: the sequential-halving winner is played
             visits, qsum, allowed = gumbel_search(game, roots, seats, net, self.simulations, keys)
             allowed &= mask
-            allowed[~allowed.any(axis=1)] = mask[~allowed.any(axis=1)]
+            none = ~allowed.any(axis=1)  # no searched root action: every legal move
+            allowed[none] = mask[none]
             priors, rel = policy_values(net, codes, mask)
             target = improved_policy(priors, rel[:, 0], visits, qsum, allowed)
             actions = np.where(allowed, visits, -1.0).argmax(axis=1)
