@@ -197,7 +197,7 @@ def _end_turn(hist, b, n, key, placement, winner, t_now, max_t):
         n += 1
         occurrences = 1 if placement else _count_key(hist, b, n, key)
         count = occurrences
-    else:  # a full custom-length history (``new_state(history=...)``): key not recorded
+    else:  # never with a row of max_turns + 1 (``state._alloc`` refuses a shorter one)
         occurrences = _count_key(hist, b, n, key)
         count = _count_key(hist, b, n, hist[b, n - 1])
     return n, _turn_status(winner, placement, occurrences, t_now, max_t), count

@@ -129,6 +129,11 @@ def _alloc(b: int, max_turns: int, history: int | None, seed: int) -> KernelStat
     if isinstance(max_turns, bool) or int(max_turns) < 1:
         raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
     h = int(max_turns) + 1 if history is None else int(history)
+    if h < int(max_turns) + 1:  # a full row could not record a later turn's position
+        raise ValueError(
+            f"history must hold at least max_turns + 1 = {int(max_turns) + 1} positions "
+            f"(PR-17: the empty board and one per turn), got {history!r}"
+        )
     z = np.zeros(b, dtype=np.int64)
     return KernelState(
         tiles=z.copy(),

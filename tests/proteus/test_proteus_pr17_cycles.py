@@ -13,6 +13,7 @@ neither player meets the SHAPE goal (PR-15), so only PR-17 can end the game.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from envs.proteus import kernel as K
 from envs.proteus.batch import state_from_text
@@ -106,3 +107,15 @@ def test_pr17_odd_cycle_in_the_batch_kernel() -> None:
         _, done = K.step(st, np.array([a]))
         assert bool(done[0]) == (k == 23), k + 1
     assert int(st.status[0]) == 3 and int(st.turn[0]) == 64
+
+
+def test_pr17_history_row_shorter_than_max_turns_plus_one_is_refused() -> None:
+    """PR-17 needs every position since the last placement: a custom history row shorter
+    than max_turns + 1 (the empty board and one position per turn) could fill before the
+    game ends and miss a third occurrence, so ``new_state`` refuses it by name."""
+    with pytest.raises(ValueError, match=r"history must hold at least max_turns \+ 1 = 201"):
+        K.new_state(1, max_turns=200, history=8)
+    with pytest.raises(ValueError, match=r"max_turns \+ 1 = 41"):
+        K.new_state(1, max_turns=40, history=40)
+    assert K.new_state(2, max_turns=40, history=41).hist.shape == (2, 41)
+    assert K.new_state(2, max_turns=40, history=64).hist.shape == (2, 64)
