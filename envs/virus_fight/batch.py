@@ -123,7 +123,7 @@ class VirusFightBatch:
         hist = np.empty((batch_size, min(self.max_rounds + 1, HIST_START), K.HW), np.uint64)
         hist.fill(0)
         return VFState(
-            bb=np.zeros((batch_size, 13), np.uint64),
+            bb=np.zeros((batch_size, K.NBB), np.uint64),
             cells=np.full((batch_size, 64), -1, np.int8),
             marker=np.full((batch_size, 4), -1, np.int8),
             supply=np.zeros((batch_size, 4, 12), np.int8),

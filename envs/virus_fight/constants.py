@@ -27,6 +27,12 @@ KIND_LETTERS = "MWJE"
 MOVE, WRITE, JUMP, ERASE = 0, 1, 2, 3
 NPIECE = 12  # (kind, size) combinations, VF-2
 OCC = 12  # index of the occupancy bitboard in ``bb``
+#: index of a derived word in ``bb``: the active block (VF-5, the block of the acting
+#: seat's marker) while the game is in the effect phase (VF-14), else 0. Kept by every
+#: transition (``board._refresh_active``) so that the legal set, the random action and the
+#: check of a caller's action read it instead of each flooding the block again.
+ACTIVE = 13
+NBB = 14  # words of ``bb`` per game
 MAX_PROGRAM = 5  # VF-10
 
 PH_SETUP, PH_EFFECT, PH_STEP, PH_OVER = 0, 1, 2, 3

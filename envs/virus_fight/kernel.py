@@ -8,8 +8,10 @@ a leading batch axis ``B``:
 ==========  =====================  ==========================================================
 array       shape / dtype          meaning
 ==========  =====================  ==========================================================
-``bb``      (B, 13) uint64         one bitboard per piece (kind, size) ``p = 3*kind + size-1``
-                                   (kinds M, W, J, E = 0..3) and the occupancy at index 12
+``bb``      (B, 14) uint64         one bitboard per piece (kind, size) ``p = 3*kind + size-1``
+                                   (kinds M, W, J, E = 0..3), the occupancy at index 12 and,
+                                   derived, the active block in the effect phase at 13
+                                   (``ACTIVE``, 0 otherwise: ``board._refresh_active``)
 ``cells``   (B, 64) int8           piece code at each cell, -1 when empty (mirror of ``bb``)
 ``marker``  (B, 4) int8            cell of each seat's instruction marker, -1 if none
 ``supply``  (B, 4, 12) int8        pieces of each (kind, size) in each seat's supply
@@ -48,7 +50,12 @@ from numba import njit, prange
 from envs.core.cache import guard_cache
 from envs.core.loops import serial_and_parallel
 from envs.virus_fight import board, constants, legal, observe, params, rules, undo
-from envs.virus_fight.board import _new_game, _reset_game, seed_keys  # noqa: F401  (re-exported)
+from envs.virus_fight.board import (  # noqa: F401  (re-exported)
+    _new_game,
+    _refresh_active,
+    _reset_game,
+    seed_keys,
+)
 from envs.virus_fight.constants import (  # noqa: F401
     I_CUR,
     I_PHASE,
@@ -308,6 +315,14 @@ def step_one(bb, cells, marker, supply, info, rng, hist, seg, cfg, action, rew):
 def observe_one(bb, cells, marker, supply, info, cfg, seat, out):
     """Observation planes of game 0 from ``seat``'s point of view into out."""
     _observe(0, seat, bb, cells, marker, supply, info, cfg, out)
+
+
+@jit
+def refresh_active(bb, marker, info, cfg):
+    """Every game's derived active block (``constants.ACTIVE``), for a state written from
+    outside the kernels (a loaded position, a determinized setup)."""
+    for g in range(bb.shape[0]):
+        _refresh_active(g, bb, marker, info, cfg)
 
 
 @jit

@@ -35,6 +35,7 @@ import numpy as np
 from envs.core.cache import guard_cache
 from envs.virus_fight.board import _bit, _flood, _markerbits, _nbrs, _nth_bit, _popcount, _rand, _tz
 from envs.virus_fight.constants import (
+    ACTIVE,
     ERASE,
     I_CUR,
     I_NSET,
@@ -154,7 +155,7 @@ def _legal_set(g, bb, cells, marker, supply, info, seg, cfg):
             mk |= _bit(marker[g, t])
     if ph == PH_STEP:
         return U0, 0, _step_set(marker[g, s], occ, mk, cfg), U0, U0, U0, U0, 0
-    block = _flood(_bit(marker[g, s]), occ, cfg)
+    block = bb[g, ACTIVE]  # the acting seat's block (derived, ``board._refresh_active``)
     kind = cells[g, marker[g, s]] // 3
     if kind == JUMP:
         return U0, 0, _jump_set(block, occ, mk, cfg), U0, U0, U0, U0, 0
@@ -285,30 +286,16 @@ def _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, row):
 
 
 @jit_inline
-def _flood_meets(seed, occ, target, cfg):
-    """Whether the block(s) of the seed cells meet ``target``: :func:`_flood` that stops
-    as soon as they do (a WRITE cell next to the active block is usually found early)."""
-    f = seed & occ
-    while True:
-        if f & target:
-            return True
-        h = (f | _nbrs(f, cfg)) & occ
-        if h == f:
-            return False
-        f = h
-
-
-@jit_inline
 def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
     """Whether action ``a`` is in the legal set of game g's seat to act, computing only
     what ``a``'s own group needs (False once the game is over).
 
     Why: the check of a caller's action built the whole :func:`_legal_set` (the twelve
     supply reads of ``_avail``, the flood of every marked block for JUMP) to test one bit.
-    A put reads one supply entry and, in play, floods the active block only until it
-    touches the cell (:func:`_flood_meets`); a JUMP target floods its own block (legal
-    when that block holds no marker or holds the mover's, VF-14 with VF-7); a MOVE, an
-    ERASE target and the ERASE pass flood the active block once. Same answers as the
+    In play the active block is the state's derived word ``bb[g, ACTIVE]`` (each
+    transition sets it once, ``board._refresh_active``), so a WRITE, a MOVE and an ERASE
+    are bit tests on it; a JUMP target outside it floods its own block (legal when that
+    block holds no marker, VF-14 with VF-7). A put reads one supply entry. Same answers as the
     mask :func:`_fill_from` writes from :func:`_legal_set`
     (``tests/virus_fight/test_virus_fight_codes_and_checks.py``, every id of random games).
     """
@@ -346,7 +333,6 @@ def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
         return (
             is_mark and (_step_set(marker[g, s], occ, mk, cfg) >> np.uint64(a - o_mark)) & U1 == U1
         )
-    here = _bit(marker[g, s])
     kind = cells[g, marker[g, s]] // 3
     if kind == JUMP:  # VF-14: an unmarked instruction of the active block or of an empty one
         if not is_mark:
@@ -354,8 +340,9 @@ def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
         t = _bit(a - o_mark)
         if not (t & occ) or (t & mk):
             return False
-        own = _flood(t, occ, cfg)
-        return (own & mk) == U0 or (own & here) != U0
+        if t & bb[g, ACTIVE]:
+            return True
+        return (_flood(t, occ, cfg) & mk) == U0  # another block: legal when it is empty
     if kind == WRITE:  # VF-14: a supply piece onto an empty cell next to the active block
         if a == o_pass:
             return True
@@ -364,12 +351,11 @@ def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
         c = _bit(a % N)
         if supply[g, s, a // N] <= 0 or (c & occ):
             return False
-        return _flood_meets(here, occ, _nbrs(c, cfg), cfg)
+        return (bb[g, ACTIVE] & _nbrs(c, cfg)) != U0
     if kind == ERASE:  # VF-14: a cell next to one of the block's ERASE instructions
         if a != o_pass and (a < o_erase or a >= o_mark):
             return False
-        block = _flood(here, occ, cfg)
-        t = _erase_targets(g, bb, block, mk, cfg)
+        t = _erase_targets(g, bb, bb[g, ACTIVE], mk, cfg)
         if a == o_pass:
             return t == U0
         return (t >> np.uint64(a - o_erase)) & U1 == U1
@@ -381,7 +367,7 @@ def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
         return False
     f = (a - o_move) // N
     t = (a - o_move) % N
-    block = _flood(here, occ, cfg)
+    block = bb[g, ACTIVE]
     if not ((block & ~mk) >> np.uint64(f)) & U1:
         return False
     return (_move_dests(block, f, occ, cfg) >> np.uint64(t)) & U1 == U1

@@ -381,6 +381,7 @@ def _check_play(
     info[K.I_K] = (turn - first) % P
     # a decision must exist: states with a pending elimination never occur in play
     row = np.zeros(game.num_actions, np.bool_)
+    K.refresh_active(st.bb, st.marker, st.info, game.cfg)  # the legal set reads it
     K.legal_mask_one(st.bb, st.cells, st.marker, st.supply, st.info, game.seg, game.cfg, row)
     if not row.any():
         raise ValueError(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.cache import guard_cache
-from envs.virus_fight.board import _place, _rand, _remove
+from envs.virus_fight.board import _place, _rand, _refresh_active, _remove
 from envs.virus_fight.constants import (
     HW,
     I_ALIVE,
@@ -254,7 +254,15 @@ def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round)
 
 @jit_inline
 def _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
-    """Apply legal action a to game g; rewards of seats done in this step go to rew."""
+    """Apply legal action a to game g; rewards of seats done in this step go to rew. The
+    derived active block (``constants.ACTIVE``) is set for the position reached."""
+    _transition(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
+    _refresh_active(g, bb, marker, info, cfg)
+
+
+@jit_inline
+def _transition(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
+    """The rules of one decision (VF-10..VF-17) for :func:`_apply`."""
     N = cfg[C_CELLS]
     _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[C_N])
     ph = info[g, I_PHASE]

@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.cache import guard_cache
-from envs.virus_fight.board import _place, _remove
+from envs.virus_fight.board import _place, _refresh_active, _remove
 from envs.virus_fight.constants import (
     HW,
     I_ALIVE,
@@ -186,6 +186,7 @@ def _restore(g, a, bb, cells, marker, supply, info, rng, hist, cfg, undo):
     for h in range(info[g, I_HLEN], min(written + 1, hist.shape[1])):  # VF-17 records
         for w8 in range(HW):
             hist[g, h, w8] = np.uint64(0)
+    _refresh_active(g, bb, marker, info, cfg)  # derived from what was just put back
 
 
 guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

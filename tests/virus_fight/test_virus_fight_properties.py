@@ -13,6 +13,23 @@ from envs.virus_fight.notation import str_to_action
 GAMES = {p: VirusFightBatch(p, max_rounds=40) for p in (2, 3, 4)}
 
 
+def _active_block(s, n: int) -> int:
+    """The block of the acting seat's marker by a plain breadth-first search (VF-5), as a
+    bit set, in the effect phase (VF-14); 0 in every other phase."""
+    if s.info[0, K.I_PHASE] != K.PH_EFFECT:
+        return 0
+    start = int(s.marker[0, s.info[0, K.I_CUR]])
+    seen, todo = {start}, [start]
+    while todo:
+        r, c = divmod(todo.pop(), n)
+        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            k = rr * n + cc
+            if 0 <= rr < n and 0 <= cc < n and k not in seen and s.cells[0, k] >= 0:
+                seen.add(k)
+                todo.append(k)
+    return sum(1 << k for k in seen)
+
+
 def _check_invariants(g: VirusFightBatch, s, before_marked: dict[int, int]) -> None:
     P = g.num_players
     n = g.board_size
@@ -24,6 +41,9 @@ def _check_invariants(g: VirusFightBatch, s, before_marked: dict[int, int]) -> N
     # bitboards mirror the cells
     for p in range(12):
         assert int(s.bb[0, p]) == sum(1 << c for c in range(n * n) if cells[c] == p)
+    assert int(s.bb[0, K.OCC]) == sum(1 << c for c in range(n * n) if cells[c] >= 0)
+    # the derived active block: the acting seat's block (VF-5) in the effect phase, else 0
+    assert int(s.bb[0, K.ACTIVE]) == _active_block(s, n)
     # VF-3: markers on distinct occupied cells
     marks = [int(m) for m in s.marker[0, :P] if m >= 0]
     assert len(marks) == len(set(marks))
