@@ -14,7 +14,6 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from envs.core.cache import guard_cache
 from envs.core.rng import hash64, mix64, splitmix64
 from envs.virus_fight.constants import (
-    ACTIVE,
     HW,
     I_ALIVE,
     I_CUR,
@@ -25,7 +24,6 @@ from envs.virus_fight.constants import (
     NINFO,
     NPIECE,
     OCC,
-    PH_EFFECT,
     PH_SETUP,
     U0,
     U1,
@@ -133,7 +131,7 @@ def _remove(g, bb, cells, c):
 @jit
 def _reset_game(g, bb, cells, marker, supply, info, cfg):
     """A new game: empty board, full supplies (VF-2), setup phase with seat 0 to act."""
-    for i in range(NBB):  # the derived ACTIVE word is 0 outside the effect phase
+    for i in range(NBB):  # the derived ACTIVE word is 0 in setup
         bb[g, i] = U0
     for c in range(64):
         cells[g, c] = -1
@@ -161,17 +159,6 @@ def _new_game(g, bb, cells, marker, supply, info, hist, cfg):
         for w in range(HW):
             hist[g, h, w] = U0
     _reset_game(g, bb, cells, marker, supply, info, cfg)
-
-
-@jit
-def _refresh_active(g, bb, marker, info, cfg):
-    """Set game g's derived ``bb[g, ACTIVE]``: the acting seat's block in the effect phase
-    (VF-14 acts on it), else 0. Called once a transition has settled (``rules._apply``,
-    ``undo._restore``, a loaded position), never inside one."""
-    if info[g, I_PHASE] == PH_EFFECT:
-        bb[g, ACTIVE] = _flood(_bit(marker[g, info[g, I_CUR]]), bb[g, OCC], cfg)
-    else:
-        bb[g, ACTIVE] = U0
 
 
 @jit

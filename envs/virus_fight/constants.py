@@ -27,10 +27,11 @@ KIND_LETTERS = "MWJE"
 MOVE, WRITE, JUMP, ERASE = 0, 1, 2, 3
 NPIECE = 12  # (kind, size) combinations, VF-2
 OCC = 12  # index of the occupancy bitboard in ``bb``
-#: index of a derived word in ``bb``: the active block (VF-5, the block of the acting
-#: seat's marker) while the game is in the effect phase (VF-14), else 0. Kept by every
-#: transition (``board._refresh_active``) so that the legal set, the random action and the
-#: check of a caller's action read it instead of each flooding the block again.
+#: index of a derived word in ``bb``, the set the acting seat's decision works on: the
+#: active block (VF-5, the block of its marker) in the effect phase (VF-14), the marker
+#: step's targets in the step phase (VF-15), else 0. Kept by every transition
+#: (``legal._refresh_active``) so that the legal set, the random action and the check of
+#: a caller's action read it instead of each computing it again (a flood for the block).
 ACTIVE = 13
 NBB = 14  # words of ``bb`` per game
 MAX_PROGRAM = 5  # VF-10

@@ -10,8 +10,10 @@ array       shape / dtype          meaning
 ==========  =====================  ==========================================================
 ``bb``      (B, 14) uint64         one bitboard per piece (kind, size) ``p = 3*kind + size-1``
                                    (kinds M, W, J, E = 0..3), the occupancy at index 12 and,
-                                   derived, the active block in the effect phase at 13
-                                   (``ACTIVE``, 0 otherwise: ``board._refresh_active``)
+                                   derived, at 13 the set the acting seat works on: the
+                                   active block in the effect phase, the marker step's
+                                   targets in the step phase, else 0 (``ACTIVE``,
+                                   ``legal._refresh_active``)
 ``cells``   (B, 64) int8           piece code at each cell, -1 when empty (mirror of ``bb``)
 ``marker``  (B, 4) int8            cell of each seat's instruction marker, -1 if none
 ``supply``  (B, 4, 12) int8        pieces of each (kind, size) in each seat's supply
@@ -52,7 +54,6 @@ from envs.core.loops import serial_and_parallel
 from envs.virus_fight import board, constants, legal, observe, params, rules, undo
 from envs.virus_fight.board import (  # noqa: F401  (re-exported)
     _new_game,
-    _refresh_active,
     _reset_game,
     seed_keys,
 )
@@ -71,6 +72,7 @@ from envs.virus_fight.legal import (
     _illegal_games,
     _nth_legal,
     _random_legal,
+    _refresh_active,
 )
 from envs.virus_fight.observe import _codes, _expand, _observe, code_length, decode  # noqa: F401
 from envs.virus_fight.params import C_N, C_PLAYERS, make_geometry  # noqa: F401
@@ -319,7 +321,7 @@ def observe_one(bb, cells, marker, supply, info, cfg, seat, out):
 
 @jit
 def refresh_active(bb, marker, info, cfg):
-    """Every game's derived active block (``constants.ACTIVE``), for a state written from
+    """Every game's derived word ``constants.ACTIVE``, for a state written from
     outside the kernels (a loaded position, a determinized setup)."""
     for g in range(bb.shape[0]):
         _refresh_active(g, bb, marker, info, cfg)

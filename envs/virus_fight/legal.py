@@ -45,6 +45,7 @@ from envs.virus_fight.constants import (
     JUMP,
     NPIECE,
     OCC,
+    PH_EFFECT,
     PH_OVER,
     PH_SETUP,
     PH_STEP,
@@ -107,6 +108,21 @@ def _step_targets(g, bb, marker, info, cfg):
     return _step_set(marker[g, info[g, I_CUR]], bb[g, OCC], mk, cfg)
 
 
+@jit_inline
+def _refresh_active(g, bb, marker, info, cfg):
+    """Set game g's derived word ``bb[g, ACTIVE]`` (``constants.ACTIVE``) for its phase.
+
+    Called once a transition has settled (``rules._apply``, ``undo._restore``, a loaded
+    position), never inside one: the turn order (``rules._advance``) computes its own."""
+    ph = info[g, I_PHASE]
+    if ph == PH_EFFECT:
+        bb[g, ACTIVE] = _flood(_bit(marker[g, info[g, I_CUR]]), bb[g, OCC], cfg)
+    elif ph == PH_STEP:
+        bb[g, ACTIVE] = _step_targets(g, bb, marker, info, cfg)
+    else:
+        bb[g, ACTIVE] = U0
+
+
 # --------------------------------------------------------------------------- the legal set
 @jit_inline
 def _avail(g, supply, s):
@@ -148,14 +164,14 @@ def _legal_set(g, bb, cells, marker, supply, info, seg, cfg):
             for i in range(lo, hi + 1):  # the marker goes on the program
                 marks |= _bit(seg[s, i])
         return dest, _avail(g, supply, s), marks, U0, U0, U0, U0, 0
+    if ph == PH_STEP:  # VF-15: the targets (derived, ``_refresh_active``)
+        return U0, 0, bb[g, ACTIVE], U0, U0, U0, U0, 0
     occ = bb[g, OCC]
     mk = U0
     for t in range(cfg[C_PLAYERS]):
         if marker[g, t] >= 0:
             mk |= _bit(marker[g, t])
-    if ph == PH_STEP:
-        return U0, 0, _step_set(marker[g, s], occ, mk, cfg), U0, U0, U0, U0, 0
-    block = bb[g, ACTIVE]  # the acting seat's block (derived, ``board._refresh_active``)
+    block = bb[g, ACTIVE]  # the acting seat's block (derived, ``_refresh_active``)
     kind = cells[g, marker[g, s]] // 3
     if kind == JUMP:
         return U0, 0, _jump_set(block, occ, mk, cfg), U0, U0, U0, U0, 0
@@ -327,12 +343,10 @@ def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
             if seg[s, i] == a - o_mark:
                 return True
         return False
+    if ph == PH_STEP:  # VF-15: the targets are the derived word (``_refresh_active``)
+        return is_mark and (bb[g, ACTIVE] >> np.uint64(a - o_mark)) & U1 == U1
     occ = bb[g, OCC]
     mk = _markerbits(g, marker, info, cfg[C_PLAYERS])
-    if ph == PH_STEP:  # VF-15
-        return (
-            is_mark and (_step_set(marker[g, s], occ, mk, cfg) >> np.uint64(a - o_mark)) & U1 == U1
-        )
     kind = cells[g, marker[g, s]] // 3
     if kind == JUMP:  # VF-14: an unmarked instruction of the active block or of an empty one
         if not is_mark:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.cache import guard_cache
-from envs.virus_fight.board import _place, _rand, _refresh_active, _remove
+from envs.virus_fight.board import _place, _rand, _remove
 from envs.virus_fight.constants import (
     HW,
     I_ALIVE,
@@ -38,7 +38,7 @@ from envs.virus_fight.constants import (
     jit,
     jit_inline,
 )
-from envs.virus_fight.legal import _jump_targets, _step_targets
+from envs.virus_fight.legal import _jump_targets, _refresh_active, _step_targets
 from envs.virus_fight.params import C_CELLS, C_MAX_ROUNDS, C_N, C_PLAYERS, C_SEGLEN
 
 
@@ -255,7 +255,7 @@ def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round)
 @jit_inline
 def _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
     """Apply legal action a to game g; rewards of seats done in this step go to rew. The
-    derived active block (``constants.ACTIVE``) is set for the position reached."""
+    derived word ``constants.ACTIVE`` is set for the position reached."""
     _transition(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
     _refresh_active(g, bb, marker, info, cfg)
 

@@ -16,7 +16,7 @@ import numpy as np
 class VFState:
     """A batch of Virus Fight games (see ``kernel`` for the meaning of each array)."""
 
-    bb: np.ndarray  # (B, 14) uint64: 12 pieces, occupancy, the derived active block
+    bb: np.ndarray  # (B, 14) uint64: 12 pieces, occupancy, a derived word (kernel)
     cells: np.ndarray  # (B, 64) int8
     marker: np.ndarray  # (B, 4) int8
     supply: np.ndarray  # (B, 4, 12) int8

@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.cache import guard_cache
-from envs.virus_fight.board import _place, _refresh_active, _remove
+from envs.virus_fight.board import _place, _remove
 from envs.virus_fight.constants import (
     HW,
     I_ALIVE,
@@ -62,7 +62,7 @@ from envs.virus_fight.constants import (
     jit,
     jit_inline,
 )
-from envs.virus_fight.legal import _bad_action
+from envs.virus_fight.legal import _bad_action, _refresh_active
 from envs.virus_fight.params import C_CELLS, C_N
 
 #: words of one game's undo row: the two int32 counters of ``info``, its thirteen small

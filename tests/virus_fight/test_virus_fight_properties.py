@@ -13,12 +13,26 @@ from envs.virus_fight.notation import str_to_action
 GAMES = {p: VirusFightBatch(p, max_rounds=40) for p in (2, 3, 4)}
 
 
-def _active_block(s, n: int) -> int:
-    """The block of the acting seat's marker by a plain breadth-first search (VF-5), as a
-    bit set, in the effect phase (VF-14); 0 in every other phase."""
-    if s.info[0, K.I_PHASE] != K.PH_EFFECT:
+def _active_word(s, n: int) -> int:
+    """What the derived word must hold, as a bit set: in the effect phase the block of the
+    acting seat's marker by a plain breadth-first search (VF-5, VF-14); in the step phase
+    the unmarked instructions orthogonally next to it (VF-15); 0 in every other phase."""
+    phase = s.info[0, K.I_PHASE]
+    if phase not in (K.PH_EFFECT, K.PH_STEP):
         return 0
     start = int(s.marker[0, s.info[0, K.I_CUR]])
+    if phase == K.PH_STEP:
+        marked = {int(m) for m in s.marker[0] if m >= 0}
+        r, c = divmod(start, n)
+        near = [(r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)]
+        return sum(
+            1 << (rr * n + cc)
+            for rr, cc in near
+            if 0 <= rr < n
+            and 0 <= cc < n
+            and s.cells[0, rr * n + cc] >= 0
+            and rr * n + cc not in marked
+        )
     seen, todo = {start}, [start]
     while todo:
         r, c = divmod(todo.pop(), n)
@@ -42,8 +56,8 @@ def _check_invariants(g: VirusFightBatch, s, before_marked: dict[int, int]) -> N
     for p in range(12):
         assert int(s.bb[0, p]) == sum(1 << c for c in range(n * n) if cells[c] == p)
     assert int(s.bb[0, K.OCC]) == sum(1 << c for c in range(n * n) if cells[c] >= 0)
-    # the derived active block: the acting seat's block (VF-5) in the effect phase, else 0
-    assert int(s.bb[0, K.ACTIVE]) == _active_block(s, n)
+    # the derived word: the acting seat's block (effect phase) or step targets (step phase)
+    assert int(s.bb[0, K.ACTIVE]) == _active_word(s, n)
     # VF-3: markers on distinct occupied cells
     marks = [int(m) for m in s.marker[0, :P] if m >= 0]
     assert len(marks) == len(set(marks))
