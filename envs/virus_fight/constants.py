@@ -29,9 +29,11 @@ NPIECE = 12  # (kind, size) combinations, VF-2
 OCC = 12  # index of the occupancy bitboard in ``bb``
 #: index of a derived word in ``bb``, the set the acting seat's decision works on: the
 #: active block (VF-5, the block of its marker) in the effect phase (VF-14), the marker
-#: step's targets in the step phase (VF-15), else 0. Kept by every transition
-#: (``legal._refresh_active``) so that the legal set, the random action and the check of
-#: a caller's action read it instead of each computing it again (a flood for the block).
+#: step's targets in the step phase (VF-15), else 0. Written by the transitions as a
+#: phase begins (``rules._advance``, ``rules._transition``: they compute it anyway) so that
+#: the legal set, the random action and the check of a caller's action read it instead of
+#: each computing it again (a flood for the block); ``legal._refresh_active`` derives it
+#: from scratch (a game put back, a loaded position).
 ACTIVE = 13
 NBB = 14  # words of ``bb`` per game
 MAX_PROGRAM = 5  # VF-10

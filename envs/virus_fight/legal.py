@@ -94,26 +94,19 @@ def _step_set(executed, occ, mk, cfg):
 
 
 @jit
-def _jump_targets(g, bb, marker, info, cfg):
-    """VF-14 JUMP targets of game g's seat to act (:func:`_jump_set`)."""
-    occ = bb[g, OCC]
-    block = _flood(_bit(marker[g, info[g, I_CUR]]), occ, cfg)
-    return _jump_set(block, occ, _markerbits(g, marker, info, cfg[C_PLAYERS]), cfg)
-
-
-@jit
 def _step_targets(g, bb, marker, info, cfg):
     """VF-15 marker-step targets of game g's seat to act (:func:`_step_set`)."""
     mk = _markerbits(g, marker, info, cfg[C_PLAYERS])
     return _step_set(marker[g, info[g, I_CUR]], bb[g, OCC], mk, cfg)
 
 
-@jit_inline
+@jit
 def _refresh_active(g, bb, marker, info, cfg):
-    """Set game g's derived word ``bb[g, ACTIVE]`` (``constants.ACTIVE``) for its phase.
+    """Set game g's derived word ``bb[g, ACTIVE]`` (``constants.ACTIVE``) from its state.
 
-    Called once a transition has settled (``rules._apply``, ``undo._restore``, a loaded
-    position), never inside one: the turn order (``rules._advance``) computes its own."""
+    For a state whose word is not known: a game put back (``undo._restore``), a loaded
+    position (``kernel.refresh_active``). The transitions write the word themselves as a
+    phase begins (``rules._advance``, ``rules._transition``), where they compute it anyway."""
     ph = info[g, I_PHASE]
     if ph == PH_EFFECT:
         bb[g, ACTIVE] = _flood(_bit(marker[g, info[g, I_CUR]]), bb[g, OCC], cfg)

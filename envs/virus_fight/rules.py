@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.cache import guard_cache
-from envs.virus_fight.board import _place, _rand, _remove
+from envs.virus_fight.board import _bit, _flood, _markerbits, _place, _rand, _remove
 from envs.virus_fight.constants import (
+    ACTIVE,
     HW,
     I_ALIVE,
     I_CUR,
@@ -38,7 +39,7 @@ from envs.virus_fight.constants import (
     jit,
     jit_inline,
 )
-from envs.virus_fight.legal import _jump_targets, _refresh_active, _step_targets
+from envs.virus_fight.legal import _jump_set, _step_targets
 from envs.virus_fight.params import C_CELLS, C_MAX_ROUNDS, C_N, C_PLAYERS, C_SEGLEN
 
 
@@ -244,8 +245,11 @@ def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round)
         info[g, I_K] = k
         info[g, I_CUR] = s
         info[g, I_PHASE] = PH_EFFECT
+        occ = bb[g, OCC]
+        block = _flood(_bit(marker[g, s]), occ, cfg)
+        bb[g, ACTIVE] = block  # the derived word of the effect phase (constants.ACTIVE)
         if cells[g, marker[g, s]] // 3 == JUMP:
-            if _jump_targets(g, bb, marker, info, cfg) == U0:
+            if _jump_set(block, occ, _markerbits(g, marker, info, P), cfg) == U0:
                 if _eliminate(g, s, marker, info, cfg, rew):
                     return
                 continue
@@ -254,10 +258,15 @@ def _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, new_round)
 
 @jit_inline
 def _apply(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew):
-    """Apply legal action a to game g; rewards of seats done in this step go to rew. The
-    derived word ``constants.ACTIVE`` is set for the position reached."""
+    """Apply legal action a to game g; rewards of seats done in this step go to rew.
+
+    The derived word ``constants.ACTIVE`` is written where a phase that has one begins
+    (the effect phase in :func:`_advance`, the step phase after an effect: each computes
+    it anyway) and cleared here when the game ends; setup leaves it 0. Same value as
+    ``legal._refresh_active`` (tested), without computing it twice."""
     _transition(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
-    _refresh_active(g, bb, marker, info, cfg)
+    if info[g, I_PHASE] == PH_OVER:
+        bb[g, ACTIVE] = U0
 
 
 @jit_inline
@@ -324,7 +333,9 @@ def _transition(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
             supply[g, s, p] += 1
     # VF-15: the marker step, or elimination without a decision
     info[g, I_PHASE] = PH_STEP
-    if _step_targets(g, bb, marker, info, cfg) == U0:
+    targets = _step_targets(g, bb, marker, info, cfg)
+    bb[g, ACTIVE] = targets  # the derived word of the step phase (constants.ACTIVE)
+    if targets == U0:
         if _eliminate(g, s, marker, info, cfg, rew):
             return
         _advance(g, bb, cells, marker, supply, info, rng, hist, cfg, rew, False)

@@ -161,7 +161,7 @@ def test_validate_false_applies_what_it_is_given() -> None:
 def test_kernel_names_of_the_sibling_modules() -> None:
     assert K.I_CUR == 1 and K.OCC == 12
     assert K._legal_of is legal._legal_of
-    from envs.virus_fight.kernel import KIND_LETTERS, _jump_targets  # noqa: F401
+    from envs.virus_fight.kernel import KIND_LETTERS, _step_targets  # noqa: F401
 
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         K.no_such_name  # noqa: B018
