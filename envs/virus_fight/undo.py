@@ -33,6 +33,8 @@ What an applied step may change, and how the row restores it:
   and, unless the game ends by repetition, counts it. Slots at and after ``I_HLEN`` are
   kept zero (``board._new_game`` clears a finished game's records), so the undo zeroes the
   slots the step wrote;
+* ``bb``'s derived word (``constants.ACTIVE``): computed again from the restored game
+  (``legal._refresh_active``);
 * a game that ends is re-initialised only after the whole batch passed (``kernel.py``), so
   no undo ever has to reverse a reset.
 """
