@@ -322,7 +322,7 @@ def observe_one(bb, cells, marker, supply, info, cfg, seat, out):
 @jit
 def refresh_active(bb, marker, info, cfg):
     """Every game's derived word ``constants.ACTIVE``, for a state written from
-    outside the kernels (a loaded position, a determinized setup)."""
+    outside the kernels (a loaded position)."""
     for g in range(bb.shape[0]):
         _refresh_active(g, bb, marker, info, cfg)
 

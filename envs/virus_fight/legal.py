@@ -157,14 +157,14 @@ def _legal_set(g, bb, cells, marker, supply, info, seg, cfg):
             for i in range(lo, hi + 1):  # the marker goes on the program
                 marks |= _bit(seg[s, i])
         return dest, _avail(g, supply, s), marks, U0, U0, U0, U0, 0
-    if ph == PH_STEP:  # VF-15: the targets (derived, ``_refresh_active``)
+    if ph == PH_STEP:  # VF-15: the targets (the derived word, ``constants.ACTIVE``)
         return U0, 0, bb[g, ACTIVE], U0, U0, U0, U0, 0
     occ = bb[g, OCC]
     mk = U0
     for t in range(cfg[C_PLAYERS]):
         if marker[g, t] >= 0:
             mk |= _bit(marker[g, t])
-    block = bb[g, ACTIVE]  # the acting seat's block (derived, ``_refresh_active``)
+    block = bb[g, ACTIVE]  # the acting seat's block (the derived word, ``constants.ACTIVE``)
     kind = cells[g, marker[g, s]] // 3
     if kind == JUMP:
         return U0, 0, _jump_set(block, occ, mk, cfg), U0, U0, U0, U0, 0
@@ -301,9 +301,9 @@ def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
 
     Why: the check of a caller's action built the whole :func:`_legal_set` (the twelve
     supply reads of ``_avail``, the flood of every marked block for JUMP) to test one bit.
-    In play the active block is the state's derived word ``bb[g, ACTIVE]`` (each
-    transition sets it once, ``board._refresh_active``), so a WRITE, a MOVE and an ERASE
-    are bit tests on it; a JUMP target outside it floods its own block (legal when that
+    In play the active block is the state's derived word ``bb[g, ACTIVE]`` (the transition
+    that starts the effect phase writes it, ``constants.ACTIVE``), so a WRITE, a MOVE and
+    an ERASE are bit tests on it, as is the marker step (the word holds its targets); a JUMP target outside it floods its own block (legal when that
     block holds no marker, VF-14 with VF-7). A put reads one supply entry. Same answers as the
     mask :func:`_fill_from` writes from :func:`_legal_set`
     (``tests/virus_fight/test_virus_fight_codes_and_checks.py``, every id of random games).
@@ -336,7 +336,7 @@ def _action_legal(g, a, bb, cells, marker, supply, info, seg, cfg):
             if seg[s, i] == a - o_mark:
                 return True
         return False
-    if ph == PH_STEP:  # VF-15: the targets are the derived word (``_refresh_active``)
+    if ph == PH_STEP:  # VF-15: the targets are the derived word (``constants.ACTIVE``)
         return is_mark and (bb[g, ACTIVE] >> np.uint64(a - o_mark)) & U1 == U1
     occ = bb[g, OCC]
     mk = _markerbits(g, marker, info, cfg[C_PLAYERS])
