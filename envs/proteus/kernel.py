@@ -73,9 +73,10 @@ from envs.core.loops import (  # noqa: F401  (thresholds re-exported for old cal
     run_loop,
     serial_and_parallel,
 )
-from envs.proteus.constants import DEFAULT_MAX_TURNS, NUM_ACTIONS
+from envs.proteus.constants import A_PASS, DEFAULT_MAX_TURNS, NUM_ACTIONS
 from envs.proteus.legal import (  # noqa: F401  (re-exported: lookahead, tests)
     _bad_action,
+    _bad_unless_pass,
     _feasible,
     _fill_from,
     _fill_mask,
@@ -230,6 +231,8 @@ def _step_loop(S, actions, auto_reset, rewards, done, check, bad):
     if check:
         for b in prange(S[0].shape[0]):
             bad[b] = _bad_of(S, b, np.int64(actions[b]))
+        for b in prange(S[0].shape[0]):
+            bad[b] |= _bad_pass(S, b, np.int64(actions[b]))
         nbad = _n_true(bad)
         if nbad:
             return nbad
@@ -426,10 +429,20 @@ def observe(
 
 @njit(cache=True, inline="always")
 def _bad_of(S, b, action):
-    """``legal._bad_action`` of game ``b`` (the range is checked there: a plain int64 array
-    skips the facade's numpy pass)."""
+    """``legal._bad_unless_pass`` of game ``b`` (the range is checked there: a plain int64
+    array skips the facade's numpy pass)."""
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
-    return _bad_action(tiles, tsq, pieces, bb, act, player, status, b, action)
+    return _bad_unless_pass(tiles, bb, act, player, status, b, action) == 1
+
+
+@njit(cache=True, inline="always")
+def _bad_pass(S, b, action):
+    """Whether game ``b``'s ``action`` is a pass it may not make (PR-11, PR-14: legal only
+    alone, the whole set); other ids False (:func:`_bad_of` tested them)."""
+    tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
+    if action != A_PASS:
+        return False
+    return _bad_action(tiles, tsq, pieces, bb, act, player, status, b, action) == 1
 
 
 @njit(cache=True, inline="always")
@@ -441,10 +454,14 @@ def _n_true(flags):
 
 
 def _validate_loop(S, actions, bad):
-    """bad[b] = ``_bad_of`` (out of range, or not legal while game b runs); returns how
-    many are bad."""
+    """bad[b] = out of range, or not legal while game b runs; returns how many are bad.
+
+    Two loops: every game without a branch (``_bad_of``, a vector loop), then the
+    passes (:func:`_bad_pass`, a branch seldom taken)."""
     for b in prange(S[0].shape[0]):
         bad[b] = _bad_of(S, b, np.int64(actions[b]))
+    for b in prange(S[0].shape[0]):
+        bad[b] |= _bad_pass(S, b, np.int64(actions[b]))
     return _n_true(bad)
 
 
@@ -486,6 +503,8 @@ def _learner_loop(S, actions, validate, obs, code, mask, rewards, done, seat, ba
     if validate:  # _validate_loop's body (a prange loop cannot call another)
         for b in prange(S[0].shape[0]):
             bad[b] = _bad_of(S, b, np.int64(actions[b]))
+        for b in prange(S[0].shape[0]):
+            bad[b] |= _bad_pass(S, b, np.int64(actions[b]))
         nbad = _n_true(bad)
         if nbad:
             return nbad

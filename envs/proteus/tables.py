@@ -17,7 +17,16 @@ import numpy as np
 from numba import njit
 
 from envs.core.cache import guard_cache
-from envs.proteus.constants import PAIR_A, PAIR_B, PAIR_ID
+from envs.proteus.constants import (
+    A_MOVE,
+    A_PASS,
+    A_PIECE,
+    A_SWAP,
+    NUM_ACTIONS,
+    PAIR_A,
+    PAIR_B,
+    PAIR_ID,
+)
 
 EMPTY_TSQ = (1 << 36) - 1
 EMPTY_PIECES = (1 << 24) - 1
@@ -91,6 +100,18 @@ _PAIR_A = PAIR_A
 _PAIR_B = PAIR_B
 _PAIR_ID = PAIR_ID
 _PAIR3 = np.array([[0, 1], [0, 2], [1, 2]], dtype=np.int64)
+#: ACT_CODE[action] = kind | first << 4 | second << 8: the caller's action decoded by one
+#: load (``legal._action_core``, a vector loop: no division, no branch). Kind 0: tile
+#: ``first`` on square ``second``; 1: own piece of shape ``first`` on square ``second``;
+#: 2: move from square ``first`` to ``second``; 3: exchange of squares ``first``,
+#: ``second``; 4: the pass.
+ACT_CODE = np.zeros(NUM_ACTIONS, dtype=np.int64)
+for _kind, (_lo, _hi) in enumerate(((0, A_PIECE), (A_PIECE, A_MOVE), (A_MOVE, A_SWAP))):
+    for _x in range(_lo, _hi):
+        _first, _second = divmod(_x - _lo, 9)
+        ACT_CODE[_x] = _kind | _first << 4 | _second << 8
+ACT_CODE[A_SWAP:A_PASS] = 3 | PAIR_A << 4 | PAIR_B << 8
+ACT_CODE[A_PASS] = 4
 #: SPREAD[m, sq] = bit sq of the 9-bit mask m (a mask row written as 9 bytes)
 SPREAD = ((np.arange(512)[:, None] >> np.arange(9)[None, :]) & 1).astype(np.bool_)
 

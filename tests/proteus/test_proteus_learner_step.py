@@ -99,6 +99,42 @@ def test_one_enumeration_gives_mask_nth_draw_and_check() -> None:
         g.step(st, g.random_actions(st), auto_reset=True)
 
 
+def test_batch_check_agrees_with_the_mask_for_every_id() -> None:
+    """PR-8..PR-14: the batch check (a branch-free vector loop, then the passes apart) says
+    "bad" exactly for the ids outside the mask of a running game, and for a finished game
+    only for ids outside [-1, NUM_ACTIONS); its serial and parallel compiles agree.
+
+    Every id, including the ones either side of the range, on every position of 64
+    games over 150 plies (placement and movement phases, PR-17 draws, finished games)."""
+    g = ProteusBatch(max_turns=60)
+    st = g.init(64, seed=21)
+    ids = range(-3, NUM_ACTIONS + 3)
+    bad_ser = np.zeros(64, np.bool_)
+    bad_par = np.zeros(64, np.bool_)
+    for ply in range(150):
+        mask = g.legal_mask(st)
+        running = st.status == 0
+        S = st.arrays()
+        for a in ids:
+            acts = np.full(64, a, dtype=np.int64)
+            n_ser = K._validate_ser(S, acts, bad_ser)
+            n_par = K._validate_par(S, acts, bad_par)
+            out_of_range = a < -1 or a >= NUM_ACTIONS
+            illegal = ~mask[:, a] if 0 <= a < NUM_ACTIONS else np.ones(64, np.bool_)
+            expected = np.where(running, illegal, out_of_range)
+            np.testing.assert_array_equal(bad_ser, expected, err_msg=f"id {a}, ply {ply}")
+            np.testing.assert_array_equal(bad_par, expected, err_msg=f"id {a}, ply {ply}")
+            assert n_ser == n_par == expected.sum()
+        g.step(st, g.random_actions(st), auto_reset=ply % 3 != 0)  # some finished games stay
+
+
+def test_division_by_three_of_the_vector_check() -> None:
+    """``legal._div3`` (a multiply and a shift) is t // 3 for every tile nibble 0..15."""
+    from envs.proteus.legal import _div3
+
+    assert [_div3(t) for t in range(16)] == [t // 3 for t in range(16)]
+
+
 def test_one_place_chooses_serial_or_parallel() -> None:
     assert loops.choose(1) == "serial"
     assert loops.choose(loops.SINGLE_THREAD_MIN_BATCH) == "one thread"
