@@ -1,8 +1,11 @@
 """Proteus legality: the one enumeration of the mover's legal actions (PR-8..PR-14).
 
-Why one enumeration: the legal mask, the uniformly random legal action, the n-th legal
-action and the validation of a caller's action all derive from :func:`_legal_set`, so a
-rule changes in one place. The legal set of one game is a tuple of eight int64 words
+Why one enumeration: the legal mask, the uniformly random legal action and the n-th legal
+action all derive from :func:`_legal_set`, so a rule changes in one place. The check of a
+caller's action (:func:`_action_core`) is the exception, for speed: it restates each
+group's test as branch-free arithmetic over the same tables and the shared PR-9 / PR-10
+test :func:`_piece_tile_ok`, and a test holds it to the mask for every id on random
+positions (``tests/proteus/test_proteus_learner_step.py``). The legal set of one game is a tuple of eight int64 words
 (kept in registers, never materialised as a mask):
 
 =========  =====================================  ======================================
