@@ -173,15 +173,18 @@ def policy_values(net: Any, codes: np.ndarray, mask: np.ndarray) -> tuple[np.nda
     return p.numpy(), v.numpy().astype(np.float64)
 
 
-def net_evaluator(net: Any, game: Any, noise: Any = None) -> Any:
+def net_evaluator(net: Any, game: Any, noise: Any = None, roots: Any = None) -> Any:
     """The search callback: the leaves' compact views through ``net`` in one call.
 
     ``noise`` (optional) is called once with the first call's priors and seats (the
     roots: every tree's first simulation expands its root) and returns new priors:
-    AlphaZero's Dirichlet exploration noise in self-play.
+    AlphaZero's Dirichlet exploration noise in self-play. ``roots`` (optional, a dict)
+    receives that first call's network output before any noise: ``priors`` (T, A) and
+    mover-relative ``values`` (T, P), so a caller needing the roots' evaluation does not
+    run the network on them again.
     """
     bufs: dict[int, Any] = {}
-    state = {"first": noise is not None}
+    state = {"first": noise is not None, "roots": roots is not None}
 
     def evaluate(leaves: Any) -> tuple[np.ndarray, np.ndarray]:
         k = len(game.terminated(leaves))
@@ -190,6 +193,9 @@ def net_evaluator(net: Any, game: Any, noise: Any = None) -> Any:
             out = bufs[k] = game.learner_buffers(k)
         game.learner_view(leaves, out)
         priors, rel = policy_values(net, out.obs, out.mask)
+        if state["roots"]:
+            state["roots"] = False
+            roots.update(priors=priors, values=rel)
         if state["first"]:
             state["first"] = False
             priors = noise(priors, out.mask)
@@ -241,13 +247,15 @@ def _net_search(
     keys: np.ndarray,
     cfg: Any,
     noise: Any = None,
+    root_eval: dict[str, np.ndarray] | None = None,
 ) -> Any:
     """The array search (``agents.search``) of ``simulations`` per tree under ``cfg``,
-    evaluated by ``net``: the one call behind :func:`root_visits` and :func:`gumbel_search`."""
+    evaluated by ``net``: the one call behind :func:`root_visits` and :func:`gumbel_search`
+    (``root_eval``: see :func:`net_evaluator`'s ``roots``)."""
     from agents.search.driver import search
 
     budgets = np.full(len(seats), int(simulations), np.int64)
-    ev = net_evaluator(net, game, noise)
+    ev = net_evaluator(net, game, noise, root_eval)
     return search(game, roots, np.asarray(seats), budgets, np.asarray(keys, np.uint64), cfg, ev)
 
 
@@ -260,9 +268,12 @@ def gumbel_search(
     keys: np.ndarray,
     c_puct: float = 1.25,
     considered: int = 16,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Gumbel root search guided by ``net`` (Danihelka et al. 2022): (visits, qsum, root
-    actions) per tree, each (T, A); the root actions are those the safety filter kept.
+    actions) per tree, each (T, A), the root actions those the safety filter kept; then
+    the network's priors (T, A) and mover-relative values (T, P) of the roots, from the
+    search's first evaluation (the target of :func:`improved_policy` needs them: one
+    forward pass of the roots, not two).
 
     Why beside :func:`root_visits`: with a few dozen simulations PUCT's visit counts stay
     close to the priors (measured at 32 simulations: mean target entropy 1.76 nats over
@@ -274,13 +285,14 @@ def gumbel_search(
     cfg = SearchConfig(
         mode="puct", c=c_puct, safety_check=True, gumbel=True, considered=int(considered)
     )
-    res = _net_search(game, roots, seats, net, simulations, keys, cfg)
+    root_eval: dict[str, np.ndarray] = {}
+    res = _net_search(game, roots, seats, net, simulations, keys, cfg, root_eval=root_eval)
     tr = res.trees
     allowed = np.zeros(res.visits.shape, np.bool_)
     for t in range(len(seats)):
         e0, k = int(tr.edge0[t, 0]), int(tr.nedge[t, 0])
         allowed[t, tr.action[t, e0 : e0 + max(k, 0)].astype(np.int64)] = True
-    return res.visits, res.qsum, allowed
+    return res.visits, res.qsum, allowed, root_eval["priors"], root_eval["values"]
 
 
 def improved_policy(

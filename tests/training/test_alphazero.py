@@ -119,6 +119,34 @@ def test_selfplay_fills_the_buffer_with_legal_targets(gumbel: bool) -> None:
     assert np.isin(b["value"], (-1.0, 0.0, 1.0)).all()  # final returns
 
 
+@pytest.mark.parametrize("game_name", ["proteus", "virus_fight"])
+def test_gumbel_search_hands_back_the_roots_first_evaluation(game_name: str) -> None:
+    """The Gumbel target's priors and value come from the search's first network call (the
+    roots), not a second forward pass: they equal ``policy_values`` of the real positions'
+    codes and masks (Virus Fight's roots are determinized in its setup phase: the seat's
+    own view stays the same), along random games in every phase."""
+    from agents.az import gumbel_search, policy_values, search_roots
+
+    game = registry.make_batch(game_name, 2)
+    net = net_for(game, [16])
+    net.eval()
+    state = game.init(6, 3)
+    out = game.learner_buffers(6)
+    rng = np.random.default_rng(0)
+    for ply in range(40):
+        game.learner_view(state, out)
+        live = np.flatnonzero(~np.asarray(game.terminated(state), bool))
+        if len(live):
+            keys = rng.integers(0, 2**63, len(live), dtype=np.uint64)
+            seats = out.seat[live]
+            roots = search_roots(game, state, live, seats, [int(k) for k in keys])
+            _, _, _, priors, rel = gumbel_search(game, roots, seats, net, 4, keys)
+            want_p, want_v = policy_values(net, out.obs[live], out.mask[live])
+            np.testing.assert_allclose(priors, want_p, rtol=1e-6, atol=1e-7, err_msg=f"ply {ply}")
+            np.testing.assert_allclose(rel, want_v, rtol=1e-6, atol=1e-7, err_msg=f"ply {ply}")
+        game.step(state, game.random_actions(state), auto_reset=True)
+
+
 def test_improved_policy_moves_mass_to_the_better_searched_action() -> None:
     """Gumbel MuZero's target: softmax(log prior + sigma(completed Q)) over the searched
     actions; an unvisited one is completed with the mixed value."""

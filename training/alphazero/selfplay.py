@@ -23,7 +23,6 @@ import numpy as np
 from agents.az import (
     gumbel_search,
     improved_policy,
-    policy_values,
     relative_values,
     root_visits,
     search_roots,
@@ -171,11 +170,12 @@ class SelfPlay:
         keys = rng.integers(0, 2**63, self.n, dtype=np.uint64)
         roots = search_roots(game, self.state, np.arange(self.n), seats, [int(k) for k in keys])
         if self.gumbel:  # the Gumbel noise explores: the sequential-halving winner is played
-            visits, qsum, allowed = gumbel_search(game, roots, seats, net, self.simulations, keys)
+            visits, qsum, allowed, priors, rel = gumbel_search(
+                game, roots, seats, net, self.simulations, keys
+            )  # priors, rel: the roots as the search's first call evaluated them
             allowed &= mask
             none = ~allowed.any(axis=1)  # no searched root action: every legal move
             allowed[none] = mask[none]
-            priors, rel = policy_values(net, codes, mask)
             target = improved_policy(priors, rel[:, 0], visits, qsum, allowed)
             actions = np.where(allowed, visits, -1.0).argmax(axis=1)
             visits = target  # what the policy learns
