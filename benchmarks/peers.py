@@ -26,6 +26,11 @@ measure                         loop
 ``learner step (dense)``        the same step into ``learner_buffers(B, dense=True)``: one
                                 code row per game instead of uint8 planes (facades with a
                                 ``code_shape``), decoded to the same planes by ``decode``
+``learner step (dense, bits)``  the same with ``mask_bits=True``: the legal mask packed
+                                into uint64 words (an eighth of the bool mask's bytes)
+``... bits, unpacked``          the same plus ``unpack_mask`` on our side every step: the
+                                consumer's bool mask, as Pgx hands it (what a learner
+                                that unpacks on its own device does not pay here)
 ``memory bandwidth``            a 256 MiB ``numpy`` copy, bytes read + written per second:
                                 the physical limit of a step bound by the bytes it writes
 ==============================  =============================================================
@@ -73,6 +78,15 @@ OS_PY = "peer openspiel python loop"
 PGX = "peer pgx jit(vmap(step))"
 LEARNER = "learner step"
 LEARNER_DENSE = "learner step (dense)"
+LEARNER_BITS = "learner step (dense, bits)"
+LEARNER_UNPACKED = "learner step (dense, bits, unpacked)"
+#: the learner measures: (name, dense observation codes, packed mask, unpacked each step)
+LEARNER_KINDS = (
+    (LEARNER, False, False, False),
+    (LEARNER_DENSE, True, False, False),
+    (LEARNER_BITS, True, True, False),
+    (LEARNER_UNPACKED, True, True, True),
+)
 MEMCPY = "memory bandwidth (numpy copy)"
 
 
@@ -81,6 +95,8 @@ COMPARISONS = (
     (PGX, KERNEL),
     (PGX, LEARNER),
     (PGX, LEARNER_DENSE),
+    (PGX, LEARNER_BITS),
+    (PGX, LEARNER_UNPACKED),
     (OS_CPP, KERNEL),
     (OS_PY, AEC),
     (PZ, AEC),
@@ -346,29 +362,38 @@ def pgx_bytes_per_step(name: str) -> int:
 
 # --------------------------------------------------------------------------- learner step
 def bench_learner(
-    facade: Any, batch: int, seconds: float, dense: bool = False
-) -> tuple[float, float, int]:
+    facade: Any, batch: int, seconds: float, dense: bool = False, bits: bool = False,
+    unpack: bool = False,
+) -> tuple[float, float, int]:  # fmt: skip
     """(steps/s, compile s, bytes per step) of the fused learner step with random legal
     actions: validate, apply, auto-reset, next compact observation + mask, rewards, done
     (what Pgx's ``step`` hands a learner), into buffers allocated once (``dense``: the
-    facade's dense code rows instead of the planes)."""
-    one, compile_s, nbytes = learner_stepper(facade, batch, dense)
+    facade's dense code rows instead of the planes; ``bits``: the packed mask; ``unpack``:
+    and the bool mask unpacked from it every step)."""
+    one, compile_s, nbytes = learner_stepper(facade, batch, dense, bits, unpack)
     return _timed(one, seconds), compile_s, nbytes
 
 
 def learner_stepper(
-    facade: Any, batch: int, dense: bool = False
+    facade: Any, batch: int, dense: bool = False, bits: bool = False, unpack: bool = False
 ) -> tuple[Callable[[], int], float, int]:
     """(one batch step, compile s, bytes per step) of the learner step (:func:`bench_learner`)."""
+    from envs.core.batch import unpack_mask
+
     t0 = time.perf_counter()
     state = facade.init(batch, 0)
-    out = facade.learner_buffers(batch, dense=True) if dense else facade.learner_buffers(batch)
+    out = facade.learner_buffers(batch, dense=True, mask_bits=bits) if dense else (
+        facade.learner_buffers(batch)
+    )  # fmt: skip
     facade.learner_view(state, out)
     facade.learner_step(state, facade.random_actions(state), out)  # compiles
     compile_s = time.perf_counter() - t0
+    n_actions = facade.num_actions
 
     def one() -> int:
         facade.learner_step(state, facade.random_actions(state), out)
+        if unpack:
+            unpack_mask(out.mask, n_actions)
         return batch
 
     return one, compile_s, out.bytes_per_step()
@@ -381,10 +406,10 @@ def learner_rounds(
     ``peer``'s step, alternating in this one process, ``rounds`` times: rates per wall- and
     per CPU-second of the process (``cpu_rate``; all threads), the fair figure on a
     shared machine, where runs minutes apart see different loads."""
-    kinds = [(LEARNER, False)] + ([(LEARNER_DENSE, True)] if hasattr(facade, "code_shape") else [])
+    kinds = LEARNER_KINDS if hasattr(facade, "code_shape") else LEARNER_KINDS[:1]
     rows: list[Row] = []
     for b in batch_sizes:
-        steppers = {m: learner_stepper(facade, b, dense) for m, dense in kinds}
+        steppers = {m: learner_stepper(facade, b, d, bits, un) for m, d, bits, un in kinds}
         pgx_one, pgx_sync, _ = pgx_stepper(peer, b)
         for r in range(rounds):
             for m, (one, _, nbytes) in steppers.items():
@@ -430,10 +455,10 @@ def learner_rows(batch_sizes: list[int], seconds: float, threads: int) -> list[R
                 continue
             size = getattr(facade, "board_size", None)
             config = f"{players}p" + (f" {size}x{size}" if size else "")
-            kinds = ((LEARNER, False), (LEARNER_DENSE, True))
+            kinds = LEARNER_KINDS if hasattr(facade, "code_shape") else LEARNER_KINDS[:1]
             for b in batch_sizes:
-                for measure, dense in kinds[: 2 if hasattr(facade, "code_shape") else 1]:
-                    rate, comp, nbytes = bench_learner(facade, b, seconds, dense)
+                for measure, dense, bits, unpack in kinds:
+                    rate, comp, nbytes = bench_learner(facade, b, seconds, dense, bits, unpack)
                     row = _row(spec.name, config, measure, b, threads, rate, round(comp, 2))
                     rows.append({**row, "bytes_per_step": nbytes})
     rows.append(_row("machine", "", MEMCPY, 1, 1, memory_bandwidth(seconds), unit="bytes/s"))

@@ -77,6 +77,13 @@ class LearnerBuffers:
     the seat to move (``seat``) after the step and the auto-reset; ``rewards`` and
     ``done`` are the step's. ``bad`` is the validation's scratch row. A continuous-action
     facade has no mask (``mask`` is None there) and may keep float observations.
+
+    ``mask`` is a (B, num_actions) bool row per game, or with ``mask_bits`` the same set
+    packed into (B, ceil(num_actions / 64)) uint64 words, action ``a`` at bit ``a % 64``
+    of word ``a // 64`` (about an eighth of the bool row's bytes). :func:`unpack_mask`
+    gives the bool rows back; a torch learner can unpack on its own device. Why: the bool
+    row was most of a step's bytes, and writing a word costs less than eight bools
+    (``docs/benchmarks.md``, "The learner step without branches").
     """
 
     obs: np.ndarray
@@ -88,12 +95,24 @@ class LearnerBuffers:
 
     @classmethod
     def allocate(
-        cls, batch: int, obs_shape: tuple[int, ...], num_actions: int, num_players: int
+        cls,
+        batch: int,
+        obs_shape: tuple[int, ...],
+        num_actions: int,
+        num_players: int,
+        mask_bits: bool = False,
     ) -> LearnerBuffers:
-        """Zeroed buffers for ``batch`` games."""
+        """Zeroed buffers for ``batch`` games (``mask_bits``: the packed mask, see above)."""
+        if int(batch) != batch or batch < 0:
+            raise ValueError(f"batch_size must be an integer >= 0, got {batch!r}")
+        mask = (
+            np.zeros((batch, mask_words(num_actions)), np.uint64)
+            if mask_bits
+            else np.zeros((batch, num_actions), np.bool_)
+        )
         return cls(
             obs=np.zeros((batch, *obs_shape), np.uint8),
-            mask=np.zeros((batch, num_actions), np.bool_),
+            mask=mask,
             rewards=np.zeros((batch, num_players), np.float32),
             done=np.zeros(batch, np.bool_),
             seat=np.zeros(batch, np.int64),
@@ -104,6 +123,17 @@ class LearnerBuffers:
     def batch_size(self) -> int:
         return int(self.done.shape[0])
 
+    @property
+    def mask_bits(self) -> bool:
+        """Whether ``mask`` holds packed words (``allocate(..., mask_bits=True)``)."""
+        return self.mask is not None and self.mask.dtype == np.uint64
+
+    def bool_mask(self, num_actions: int) -> np.ndarray:
+        """The mask as (B, num_actions) bool rows (a view when it already is one)."""
+        if self.mask_bits:
+            return unpack_mask(self.mask, num_actions)
+        return self.mask
+
     def bytes_per_step(self) -> int:
         """Bytes one step writes per game: observation, mask, rewards, done, seat."""
         parts = (self.obs, self.mask, self.rewards, self.done, self.seat)
@@ -111,9 +141,14 @@ class LearnerBuffers:
 
     def check(self, batch: int, obs_shape: tuple[int, ...], num_actions: int) -> None:
         """ValueError unless these buffers fit a batch of ``batch`` games of this game."""
+        packed = self.mask is not None and self.mask.dtype == np.uint64
         want = {
             "obs": ((batch, *obs_shape), np.uint8),
-            "mask": ((batch, num_actions), np.bool_),
+            "mask": (
+                ((batch, mask_words(num_actions)), np.uint64)
+                if packed
+                else ((batch, num_actions), np.bool_)
+            ),
             "done": ((batch,), np.bool_),
             "seat": ((batch,), np.int64),
             "bad": ((batch,), np.bool_),
@@ -128,6 +163,27 @@ class LearnerBuffers:
         r = self.rewards
         if r.shape[0] != batch or r.dtype != np.float32 or not r.flags.c_contiguous:
             raise ValueError(f"learner buffer 'rewards' is {r.dtype}{r.shape}, expected float32")
+
+
+def mask_words(num_actions: int) -> int:
+    """uint64 words of one packed mask row: ceil(num_actions / 64)."""
+    return (int(num_actions) + 63) // 64
+
+
+def unpack_mask(bits: np.ndarray, num_actions: int) -> np.ndarray:
+    """(B, num_actions) bool rows of a packed mask (``LearnerBuffers`` with ``mask_bits``).
+
+    Action ``a`` is bit ``a % 64`` of word ``a // 64`` (little-endian words, as numpy's
+    ``unpackbits(..., bitorder="little")`` reads the bytes of a little-endian machine).
+    """
+    words = np.ascontiguousarray(bits, dtype=np.dtype("<u8"))
+    if words.ndim != 2 or words.shape[1] != mask_words(num_actions):
+        raise ValueError(
+            f"a packed mask of {num_actions} actions has shape (B, {mask_words(num_actions)}), "
+            f"got {np.shape(bits)}"
+        )
+    flat = np.unpackbits(words.view(np.uint8), axis=1, count=num_actions, bitorder="little")
+    return flat.view(np.bool_)
 
 
 def has_learner_step(game: Any) -> bool:

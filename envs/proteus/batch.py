@@ -62,15 +62,21 @@ class ProteusBatch:
         return K.observe(state, seats)
 
     # ------------------------------------------------------------------ learner step
-    def learner_buffers(self, batch_size: int, dense: bool = False) -> LearnerBuffers:
+    def learner_buffers(
+        self, batch_size: int, dense: bool = False, mask_bits: bool = False
+    ) -> LearnerBuffers:
         """Outputs of :meth:`learner_step` for ``batch_size`` games (allocate once, reuse).
 
         ``dense=True``: 24-byte observation codes instead of the 315-byte compact planes
         (``envs/proteus/observe.py``), for a learner bound by the bytes a step writes;
-        :meth:`decode` turns either into the float planes.
+        :meth:`decode` turns either into the float planes. ``mask_bits=True``: the legal
+        mask packed into 4 uint64 words (32 bytes instead of 226; ``out.bool_mask`` or
+        ``envs.core.batch.unpack_mask`` unpacks it).
         """
         shape = self.code_shape if dense else OBS_SHAPE
-        return LearnerBuffers.allocate(batch_size, shape, NUM_ACTIONS, self.num_players)
+        return LearnerBuffers.allocate(
+            batch_size, shape, NUM_ACTIONS, self.num_players, mask_bits=mask_bits
+        )
 
     def learner_step(
         self,

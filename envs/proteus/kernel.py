@@ -78,6 +78,7 @@ from envs.proteus.legal import (  # noqa: F401  (re-exported: lookahead, tests)
     _bad_action,
     _bad_unless_pass,
     _feasible,
+    _fill_bits,
     _fill_from,
     _fill_mask,
     _legal_of,
@@ -471,7 +472,7 @@ _validate_ser, _validate_par = serial_and_parallel(_validate_loop, **FAST)
 
 
 @njit(cache=True, inline="always")
-def _learn_one(S, b, action, obs, code, mask, rewards, done, seat):
+def _learn_one(S, b, action, obs, code, mask, bits, rewards, done, seat):
     """Apply, auto-reset, then write game ``b``'s next observation and mask (seat to move).
 
     The words stay in registers from load to store, and the PR-17 count of the new
@@ -497,10 +498,20 @@ def _learn_one(S, b, action, obs, code, mask, rewards, done, seat):
     done[b] = over
     seat[b] = p
     _planes(S, b, p, count, obs[b], code)
-    _fill_from(_legal_set(ts, pcs, w, a, p), p, ts, pcs, mask[b])
+    _write_mask(_legal_set(ts, pcs, w, a, p), p, ts, pcs, mask, bits, b)
 
 
-def _learner_loop(S, actions, validate, obs, code, mask, rewards, done, seat, bad):
+@njit(cache=True, inline="always")
+def _write_mask(L, p, ts, pcs, mask, bits, b):
+    """Game ``b``'s legal set into the learner's mask: packed words when the caller's
+    buffers hold them (``bits`` has words per row), else the bool row ``mask[b]``."""
+    if bits.shape[1]:
+        _fill_bits(L, p, ts, pcs, bits[b])
+    else:
+        _fill_from(L, p, ts, pcs, mask[b])
+
+
+def _learner_loop(S, actions, validate, obs, code, mask, bits, rewards, done, seat, bad):
     """The fused learner step over the batch; returns the number of illegal actions."""
     if validate:  # _validate_loop's body (a prange loop cannot call another)
         for b in prange(S[0].shape[0]):
@@ -511,21 +522,29 @@ def _learner_loop(S, actions, validate, obs, code, mask, rewards, done, seat, ba
         if nbad:
             return nbad
     for b in prange(S[0].shape[0]):
-        _learn_one(S, b, np.int64(actions[b]), obs, code, mask, rewards, done, seat)
+        _learn_one(S, b, np.int64(actions[b]), obs, code, mask, bits, rewards, done, seat)
     return 0
 
 
 _learner_ser, _learner_par = serial_and_parallel(_learner_loop, **FAST)
 
 
-def _view_loop(S, obs, code, mask, seat):
+def _view_loop(S, obs, code, mask, bits, seat):
     """Observation and mask of every game for its seat to move (no step): the first ones."""
     tiles, tsq, pieces, pat, bb, act, player, turn, max_turns, hist, hist_len, status, rng = S
     for b in prange(tiles.shape[0]):
         me = np.int64(player[b])
         seat[b] = me
         _planes(S, b, me, -1, obs[b], code)
-        _fill_mask(tiles, tsq, pieces, bb, act, player, status, b, mask[b])
+        if status[b] != 0:  # over: no legal action (an empty set, not the pass)
+            for k in range(mask.shape[1]):
+                mask[b, k] = False
+            for k in range(bits.shape[1]):
+                bits[b, k] = 0
+        else:
+            ts = tsq[b]
+            pcs = pieces[b]
+            _write_mask(_legal_set(ts, pcs, bb[b], act[b], me), me, ts, pcs, mask, bits, b)
 
 
 _view_ser, _view_par = serial_and_parallel(_view_loop, **FAST)
@@ -547,9 +566,10 @@ def learner_step(
     """
     acts = as_actions(actions, st.batch_size, NUM_ACTIONS, "proteus")
     obs, code = _obs_rows(st, out)
+    mask, bits = _mask_rows(out)
     nbad = _run(
         _learner_par, _learner_ser, st, parallel, acts, bool(validate),
-        obs, code, out.mask, out.rewards, out.done, out.seat, out.bad, many_steps=True,
+        obs, code, mask, bits, out.rewards, out.done, out.seat, out.bad, many_steps=True,
     )  # fmt: skip
     if nbad:
         raise_illegal("proteus", out.bad, acts)
@@ -559,7 +579,8 @@ def learner_step(
 def learner_view(st: KernelState, out: LearnerBuffers, parallel: bool | None = None) -> None:
     """Write the observation and mask of every game's seat to move into ``out`` (no step)."""
     obs, code = _obs_rows(st, out)
-    _run(_view_par, _view_ser, st, parallel, obs, code, out.mask, out.seat, many_steps=True)
+    mask, bits = _mask_rows(out)
+    _run(_view_par, _view_ser, st, parallel, obs, code, mask, bits, out.seat, many_steps=True)
     out.rewards[:] = 0.0
     out.done[:] = False
 
@@ -572,6 +593,15 @@ def _obs_rows(st: KernelState, out: LearnerBuffers) -> tuple[np.ndarray, int]:
         return out.obs, DENSE
     out.check(b, (3, 3, N_PLANES), NUM_ACTIONS)
     return out.obs.reshape(b, 9 * N_PLANES), COMPACT  # a view: checked contiguous
+
+
+def _mask_rows(out: LearnerBuffers) -> tuple[np.ndarray, np.ndarray]:
+    """(bool rows, packed rows) for the learner kernels: the buffers' mask in its own
+    form and an empty (B, 0) stand-in for the other (one compile serves both forms)."""
+    b = out.batch_size
+    if out.mask_bits:
+        return np.empty((b, 0), np.bool_), out.mask
+    return out.mask, np.empty((b, 0), np.uint64)
 
 
 def check_legal(st: KernelState, actions: np.ndarray, parallel: bool | None = None) -> np.ndarray:

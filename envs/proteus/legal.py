@@ -41,6 +41,7 @@ from envs.proteus.tables import (
     _PAIR_ID,
     ACT_CODE,
     BROWN_T,
+    DEP9,
     FEAS,
     LOWBIT,
     POPC,
@@ -116,20 +117,19 @@ def _piece_squares(tsq, a, p, s, bb):
     """Squares where player ``p`` may put its piece of shape ``s`` (PR-8, PR-9, PR-10)."""
     pc = 3 * p + s
     hand = (bb >> 45) & 63
-    if not (hand >> pc) & 1:
-        return 0
     hand2 = hand & ~(1 << pc)
     covered = (bb >> 27) & 511
     avail = 511 & ~covered
     need = _need(a)
     v = (bb >> 36) & ~covered & 511  # vacant tiles (on the board, no piece): PR-8
+    # every tile tested, no branch: which tiles are vacant is random across a batch, and
+    # a loop over the set bits mispredicted its exits (a tile not on the board has square
+    # 15 and its ``ok`` is 0)
     out = 0
-    while v:
-        t = LOWBIT[v]
-        v &= v - 1
-        if _piece_tile_ok(t, s, a, need, avail, hand2, 1):
-            out |= 1 << ((tsq >> (4 * t)) & 15)
-    return out
+    for t in range(9):
+        ok = ((v >> t) & 1) & _piece_tile_ok(t, s, a, need, avail, hand2, 1)
+        out |= ok << ((tsq >> (4 * t)) & 15)
+    return out & 511 & -((hand >> pc) & 1)  # nothing when the piece is not in hand
 
 
 @njit(cache=True)
@@ -309,6 +309,59 @@ def _spread(out, at, m):
     row = SPREAD[m]
     for j in range(9):
         out[at + j] = row[j]
+
+
+@njit(cache=True, inline="always")
+def _fill_bits(L, p, ts, pcs, words):
+    """Write the legal set ``L`` as packed bits into the uint64 row ``words``: action ``a``
+    is bit ``a % 64`` of ``words[a // 64]``, the same set :func:`_fill_from` writes as
+    bools (``LearnerBuffers`` with ``mask_bits``).
+
+    The four words are built in registers by shifts and multiplies, with no branch but
+    the phase: which groups are empty differs from game to game across a batch, and a
+    loop over the set bits was mostly mispredicted branches (measured: 23 ns a game).
+    """
+    mv, g0, g1, g2, g3, s0, s1, s2 = L
+    none = np.uint64(_count(L) == 0)  # PR-11, PR-14: the pass is the only action
+    if mv == 0:
+        # tiles: bit 9 t + sq for pool tile t in g0 and empty square sq in s0, a product
+        # (the nine shifted copies of s0 never overlap); tile 7 straddles words 0 and 1
+        u = np.uint64(s0)
+        t7 = np.uint64((g0 >> 7) & 1)
+        t8 = np.uint64((g0 >> 8) & 1)
+        w0 = u * DEP9[g0 & 127] | ((u & t7) << np.uint64(63))
+        w1 = (u >> np.uint64(1)) * t7 | ((u * t8) << np.uint64(8))
+        w1 |= np.uint64(g1 | (g2 << 9) | (g3 << 18)) << np.uint64(A_PIECE - 64)
+        w2 = np.uint64(0)
+        w3 = none << np.uint64(A_PASS - 192)
+    else:
+        # moves: bit 9 src + dst of the 81-bit block at A_MOVE (words 1 and 2)
+        w0 = np.uint64(0)
+        w1 = _block_word(g0, s0, 1) | _block_word(g1, s1, 1) | _block_word(g2, s2, 1)
+        w2 = _block_word(g0, s0, 2) | _block_word(g1, s1, 2) | _block_word(g2, s2, 2)
+        # exchanges: the nine pairs the TURQUOISE rule allows, a 36-bit set at A_SWAP
+        rule = max(g3 - 1, 0)
+        pairs = 0
+        for r in range(9):
+            pairs |= 1 << _swap_pair(r, rule, p, ts, pcs)
+        pairs &= -np.int64(g3 != 0)
+        w2 |= np.uint64(pairs) << np.uint64(A_SWAP - 128)
+        w3 = (np.uint64(pairs) >> np.uint64(192 - A_SWAP)) | (none << np.uint64(A_PASS - 192))
+    words[0] = w0
+    words[1] = w1
+    words[2] = w2
+    words[3] = w3
+
+
+@njit(cache=True, inline="always")
+def _block_word(g, src, k):
+    """Word ``k``'s share of the move group ``g`` (targets of the piece on square ``src``),
+    whose bits start at ``A_MOVE + 9 src``; without a branch (the shifts stay in 0..63)."""
+    rel = A_MOVE + 9 * src - 64 * k  # where the group starts, relative to the word
+    m = np.uint64(g)
+    up = (m << np.uint64(rel & 63)) & -np.uint64((rel >= 0) & (rel < 64))
+    down = (m >> np.uint64(-rel & 63)) & -np.uint64((rel < 0) & (rel > -64))
+    return up | down
 
 
 # ----------------------------------------------------------------------------- derived forms

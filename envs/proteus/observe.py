@@ -33,7 +33,7 @@ from numba import njit
 
 from envs.core.cache import guard_cache
 from envs.proteus.rules import _count_key
-from envs.proteus.tables import N_PLANES
+from envs.proteus.tables import DENSE_PIECE, DENSE_TILE, N_PLANES
 
 #: float value of one uint8 code, per plane (compact observations, module docstring)
 OBS_SCALE = np.ones(N_PLANES, dtype=np.float32)
@@ -78,28 +78,25 @@ def decode_dense(codes: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, inline="always")
 def _global_bits(w, me, to_move):
-    """Planes 16-32 as bits 0-16: pool tiles, own / opponent pieces in hand, phase, to move."""
+    """Planes 16-32 as bits 0-16: pool tiles, own / opponent pieces in hand, phase, to move
+    (integer arithmetic, no branch: the phase and the seat differ from game to game)."""
     hand = (w >> 45) & 63
     bits = (511 & ~(w >> 36)) | (((hand >> (3 * me)) & 7) << 9)
     bits |= ((hand >> (3 * (1 - me))) & 7) << 12
-    if (w & 511) == 511 and hand == 0:
-        bits |= 1 << 15
-    if to_move:
-        bits |= 1 << 16
-    return bits
+    moving = np.int64((w & 511) == 511) & np.int64(hand == 0)
+    return bits | (moving << 15) | (np.int64(to_move) << 16)
 
 
 @njit(cache=True, inline="always")
 def _write_dense(tw, pw, w, a, me, to_move, turn, mt, rep, o):
-    """The dense code of one position into the 24-byte row ``o`` (module docstring)."""
+    """The dense code of one position into the 24-byte row ``o`` (module docstring).
+
+    A square's byte is two table loads (``tables.DENSE_TILE``, ``DENSE_PIECE``), no
+    branch: which squares hold a tile or a piece is random across a batch, and the
+    per-square branches were mispredicted there."""
+    a6 = a & 63
     for sq in range(9):
-        c = (tw >> (4 * sq)) & 15  # tile id + 1
-        t = c - 1
-        if t >= 0 and ((a >> (2 * (t // 3))) & 3) == t % 3 + 1:
-            c |= 16
-        pc = ((pw >> (4 * sq)) & 15) - 1
-        if pc >= 0:
-            c |= (1 + pc % 3 + (0 if pc // 3 == me else 3)) << 5
+        c = DENSE_TILE[a6, (tw >> (4 * sq)) & 15] | DENSE_PIECE[me, (pw >> (4 * sq)) & 15]
         o[sq] = c
     bits = _global_bits(w, me, to_move)
     o[9] = bits & 255
@@ -118,33 +115,27 @@ def _write_dense(tw, pw, w, a, me, to_move, turn, mt, rep, o):
 def _write_planes(tw, pw, w, a, me, to_move, v33, v34, o):
     """The planes of one position into the flat row ``o`` (9 * N_PLANES, square-major).
 
-    Why this shape: the row is cleared in one pass and only the set planes are written
-    (a few dozen stores), so a step writes its 315 bytes without a branch per byte.
-    ``v33`` / ``v34`` are the values of planes 33 and 34 in ``o``'s encoding.
+    Every byte is written once by fixed loops of comparisons, with no branch: which
+    squares hold a tile or a piece, and which global planes are set, are random across a
+    batch, and the branches of a sparse write were mispredicted there (the dense code's
+    tables give a square's tile, face-up and piece codes). ``v33`` / ``v34`` are the
+    values of planes 33 and 34 in ``o``'s encoding.
     """
-    for i in range(9 * N_PLANES):
-        o[i] = 0
     bits = _global_bits(w, me, to_move)
-    for sq in range(9):  # planes 0-15: tile id, face up, pieces by owner and shape
+    a6 = a & 63
+    for sq in range(9):
         base = N_PLANES * sq
-        t = ((tw >> (4 * sq)) & 15) - 1
-        if t >= 0:
-            o[base + t] = 1
-            if ((a >> (2 * (t // 3))) & 3) == t % 3 + 1:
-                o[base + 9] = 1
-        pc = ((pw >> (4 * sq)) & 15) - 1
-        if pc >= 0:
-            o[base + (10 if pc // 3 == me else 13) + pc % 3] = 1
-    for k in range(17):
-        if (bits >> k) & 1:
-            for sq in range(9):
-                o[N_PLANES * sq + 16 + k] = 1
-    if v33 != 0:
-        for sq in range(9):
-            o[N_PLANES * sq + 33] = v33
-    if v34 != 0:
-        for sq in range(9):
-            o[N_PLANES * sq + 34] = v34
+        c = np.int64(DENSE_TILE[a6, (tw >> (4 * sq)) & 15])  # tile id + 1 | 16 if face up
+        pc = np.int64(DENSE_PIECE[me, (pw >> (4 * sq)) & 15]) >> 5  # 1-3 own, 4-6 theirs
+        for k in range(9):  # planes 0-8: the tile's id
+            o[base + k] = (c & 15) == k + 1
+        o[base + 9] = c >> 4  # face up
+        for k in range(6):  # planes 10-15: own / opponent piece by shape
+            o[base + 10 + k] = pc == k + 1
+        for k in range(17):  # planes 16-32: the global bits
+            o[base + 16 + k] = (bits >> k) & 1
+        o[base + 33] = v33
+        o[base + 34] = v34
 
 
 @njit(cache=True, inline="always")

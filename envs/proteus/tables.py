@@ -114,5 +114,25 @@ ACT_CODE[A_SWAP:A_PASS] = 3 | PAIR_A << 4 | PAIR_B << 8
 ACT_CODE[A_PASS] = 4
 #: SPREAD[m, sq] = bit sq of the 9-bit mask m (a mask row written as 9 bytes)
 SPREAD = ((np.arange(512)[:, None] >> np.arange(9)[None, :]) & 1).astype(np.bool_)
+#: DEP9[m] = bit t of the 7-bit mask m moved to bit 9 t (a set of pool tiles times a 9-bit
+#: set of squares is then the tile block of the packed legal mask, ``legal._fill_bits``)
+DEP9 = np.array(
+    [sum(1 << (9 * t) for t in range(7) if (m >> t) & 1) for m in range(128)], dtype=np.uint64
+)
+#: DENSE_TILE[act, nibble] = the dense observation's square byte for a tile nibble (tile id
+#: + 1, 0 = none): the nibble, | 16 when that tile is face up under the ``act`` word;
+#: DENSE_PIECE[me, nibble] = the byte's piece bits for a piece nibble (piece id + 1, 0 =
+#: none) seen by seat ``me`` (``observe._write_dense``: one load each, no branch).
+DENSE_TILE = np.zeros((64, 16), dtype=np.uint8)
+for _a in range(64):
+    for _c in range(16):
+        _t = _c - 1
+        _up = 0 <= _t < 9 and ((_a >> (2 * (_t // 3))) & 3) == _t % 3 + 1
+        DENSE_TILE[_a, _c] = _c | (16 if _up else 0)
+DENSE_PIECE = np.zeros((2, 16), dtype=np.uint8)
+for _me in range(2):
+    for _c in range(1, 7):
+        _pc = _c - 1
+        DENSE_PIECE[_me, _c] = (1 + _pc % 3 + (0 if _pc // 3 == _me else 3)) << 5
 
 guard_cache(globals())  # recompile if a sibling kernel file changed (envs/core/cache.py)

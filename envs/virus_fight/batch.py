@@ -211,15 +211,29 @@ class VirusFightBatch:
         return acts
 
     # ------------------------------------------------------------------ learner step
-    def learner_buffers(self, batch_size: int, dense: bool = False) -> LearnerBuffers:
+    def learner_buffers(
+        self, batch_size: int, dense: bool = False, mask_bits: bool = False
+    ) -> LearnerBuffers:
         """Outputs of :meth:`learner_step` for ``batch_size`` games (allocate once, reuse).
 
         ``obs`` holds uint8 planes (``obs_shape``, ``codes * obs_scale`` per plane) or, with
         ``dense``, one code row per game (``code_shape``: 58 bytes on 2p 5x5 instead of
-        1,175); :meth:`decode` turns either into ``observe``'s float planes.
+        1,175); :meth:`decode` turns either into ``observe``'s float planes. With
+        ``mask_bits`` the legal mask is packed into ceil(num_actions / 64) uint64 words
+        (128 bytes on 5x5 instead of 976; ``out.bool_mask`` or
+        ``envs.core.batch.unpack_mask`` unpacks it).
         """
         shape = self.code_shape if dense else self.obs_shape
-        return LearnerBuffers.allocate(batch_size, shape, self.num_actions, self.num_players)
+        return LearnerBuffers.allocate(
+            batch_size, shape, self.num_actions, self.num_players, mask_bits=mask_bits
+        )
+
+    def _mask_rows(self, out: LearnerBuffers, batch: int) -> tuple[np.ndarray, np.ndarray]:
+        """(bool rows, packed rows): the buffers' mask in its own form and an empty (B, 0)
+        stand-in for the other (one compile serves both forms)."""
+        if out.mask_bits:
+            return self._buffer("no_bool", (batch, 0), np.bool_), out.mask
+        return out.mask, self._buffer("no_bits", (batch, 0), np.uint64)
 
     def _obs_rows(self, out: LearnerBuffers, batch: int) -> tuple[np.ndarray, np.ndarray, bool]:
         """(observation rows, code scratch, dense) of ``out`` for the learner kernels."""
@@ -245,7 +259,8 @@ class VirusFightBatch:
         rows, codes, dense = self._obs_rows(out, state.batch_size)
         hist = state.hist
         self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
-        parts = (rows, out.mask, out.rewards, out.done, out.seat, out.bad, codes, dense)
+        mask, bits = self._mask_rows(out, state.batch_size)
+        parts = (rows, mask, bits, out.rewards, out.done, out.seat, out.bad, codes, dense)
         if self._run(
             "learner_step", state, acts, bool(validate), *parts, fields=7, many_steps=True
         ):
@@ -256,7 +271,8 @@ class VirusFightBatch:
     def learner_view(self, state: VFState, out: LearnerBuffers) -> LearnerBuffers:
         """The observation and mask of every game's seat to act (no step)."""
         rows, codes, dense = self._obs_rows(out, state.batch_size)
-        self._run("learner_view", state, rows, out.mask, out.seat, codes, dense, many_steps=True)
+        mask, bits = self._mask_rows(out, state.batch_size)
+        self._run("learner_view", state, rows, mask, bits, out.seat, codes, dense, many_steps=True)
         out.rewards[:] = 0.0
         out.done[:] = False
         return out

@@ -68,8 +68,10 @@ from envs.virus_fight.constants import (  # noqa: F401
 )
 from envs.virus_fight.legal import (
     _bad_action,
+    _fill_bits,
     _fill_mask,
     _illegal_games,
+    _legal_set,
     _nth_legal,
     _random_legal,
     _refresh_active,
@@ -235,17 +237,23 @@ def _write_obs(g, seat, cells, marker, supply, info, cfg, obs, codes, dense):
 
 
 @jit_inline
-def _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense):
-    """Game g's seat to act, its observation and its legal mask into the learner rows."""
+def _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, bits, seat, codes,
+                dense):  # fmt: skip
+    """Game g's seat to act, its observation and its legal mask into the learner rows: the
+    packed words when the caller's buffers hold them (``bits`` has words per row), else
+    the bool row ``mask[g]``."""
     me = info[g, I_CUR]
     seat[g] = me
     _write_obs(g, max(me, 0), cells, marker, supply, info, cfg, obs, codes, dense)
-    _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, mask[g])
+    if bits.shape[1]:
+        _fill_bits(_legal_set(g, bb, cells, marker, supply, info, seg, cfg), cfg, bits[g])
+    else:
+        _fill_mask(g, bb, cells, marker, supply, info, seg, cfg, mask[g])
 
 
 @jit_inline
-def _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask, rew, done,
-               seat, codes, dense):  # fmt: skip
+def _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, mask, bits, rew,
+               done, seat, codes, dense):  # fmt: skip
     """Apply, auto-reset (a game that ended now, or was over before the step: a state
     from elsewhere), then write game g's next observation and mask (seat to act)."""
     for s in range(cfg[C_PLAYERS]):
@@ -256,11 +264,11 @@ def _learn_one(g, a, bb, cells, marker, supply, info, rng, hist, seg, cfg, obs, 
         done[g] = info[g, I_PHASE] == PH_OVER
     if info[g, I_PHASE] == PH_OVER:
         _new_game(g, bb, cells, marker, supply, info, hist, cfg)
-    _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense)
+    _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, bits, seat, codes, dense)
 
 
 def _learner_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions, check, obs,
-                  mask, rew, done, seat, bad, codes, dense):  # fmt: skip
+                  mask, bits, rew, done, seat, bad, codes, dense):  # fmt: skip
     """The fused learner step over the batch; returns the number of illegal actions.
 
     With ``check`` every action is checked in a pass of its own first, and nothing changes
@@ -280,17 +288,18 @@ def _learner_loop(bb, cells, marker, supply, info, rng, hist, seg, cfg, actions,
             return nbad
     for g in prange(bb.shape[0]):
         _learn_one(g, actions[g], bb, cells, marker, supply, info, rng, hist, seg, cfg, obs,
-                   mask, rew, done, seat, codes, dense)  # fmt: skip
+                   mask, bits, rew, done, seat, codes, dense)  # fmt: skip
     return 0
 
 
 learner_step_serial, learner_step = serial_and_parallel(_learner_loop, **FAST)
 
 
-def _view_loop(bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense):
+def _view_loop(bb, cells, marker, supply, info, seg, cfg, obs, mask, bits, seat, codes, dense):
     """Observation and mask of every game for its seat to act (no step): the first ones."""
     for g in prange(bb.shape[0]):
-        _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, seat, codes, dense)
+        _write_next(g, bb, cells, marker, supply, info, seg, cfg, obs, mask, bits, seat, codes,
+                    dense)  # fmt: skip
 
 
 learner_view_serial, learner_view = serial_and_parallel(_view_loop, **FAST)

@@ -264,6 +264,43 @@ def _fill_from(L, cfg, row):
         row[o_pass] = True
 
 
+@jit_inline
+def _or_bits(words, at, m):
+    """OR the bit set ``m`` (at most 64 bits) into bits ``at``.. of the packed row."""
+    i = at >> 6
+    sh = at & 63
+    u = np.uint64(m)
+    words[i] |= u << np.uint64(sh)
+    if sh != 0 and i + 1 < words.shape[0]:  # the bits that run into the next word
+        words[i + 1] |= u >> np.uint64(64 - sh)
+
+
+@jit_inline
+def _fill_bits(L, cfg, words):
+    """Write the legal set ``L`` as packed bits into the uint64 row ``words`` (cleared
+    first): action ``a`` is bit ``a % 64`` of ``words[a // 64]``, the set :func:`_fill_from`
+    writes as bools (``LearnerBuffers`` with ``mask_bits``). A group of targets is one
+    shifted OR, not one store per action: a row is an eighth of the bool row's bytes."""
+    dest, avail, marks, erase, block, movable, occ, npass = L
+    N = cfg[C_CELLS]
+    _, o_move, o_erase, o_mark, o_pass = action_offsets(cfg[C_N])
+    for k in range(words.shape[0]):
+        words[k] = U0
+    if dest:
+        for p in range(NPIECE):
+            if (avail >> p) & 1:
+                _or_bits(words, p * N, dest)
+    y = movable
+    while y:
+        f = _tz(y)
+        y &= y - U1
+        _or_bits(words, o_move + f * N, _move_dests(block, f, occ, cfg))
+    _or_bits(words, o_erase, erase)
+    _or_bits(words, o_mark, marks)
+    if npass:
+        _or_bits(words, o_pass, U1)
+
+
 # --------------------------------------------------------------------------- derived forms
 @jit
 def _nth_legal(g, bb, cells, marker, supply, info, seg, cfg, pick):

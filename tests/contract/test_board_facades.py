@@ -98,6 +98,61 @@ def test_learner_step_is_step_mask_and_observation(run: Run) -> None:
     assert out.bytes_per_step() < (np.prod(g.obs_shape) * 4 + g.num_actions) / 2
 
 
+PACKED = ["proteus-70", "proteus-mixed-80", "virus_fight-2p", "virus_fight-3p",
+          "virus_fight-4p", "virus_fight-3p-6-3"]  # fmt: skip
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["planes", "dense"])
+@pytest.mark.parametrize("name", PACKED)
+def test_packed_mask_is_the_bool_mask(name: str, dense: bool) -> None:
+    """``learner_buffers(..., mask_bits=True)``: the same steps, observations and rewards,
+    and a mask whose words unpack (action a = bit a % 64 of word a // 64) to the bool mask,
+    with no bit set past the last action (issue 14: the mask was most of a step's bytes)."""
+    from envs.core.batch import mask_words, unpack_mask
+
+    run = RUNS[name]
+    g = run.make()
+    st = g.init(run.batch, seed=run.seed)
+    if run.prepare is not None:
+        run.prepare(st, run.seed)
+    ref = g.copy(st)
+    n = g.num_actions
+    packed = g.learner_buffers(run.batch, dense=dense, mask_bits=True)
+    plain = g.learner_buffers(run.batch, dense=dense)
+    assert packed.mask.dtype == np.uint64 and packed.mask.shape == (run.batch, mask_words(n))
+    assert packed.mask_bits and not plain.mask_bits
+    assert plain.bytes_per_step() - packed.bytes_per_step() == n - 8 * mask_words(n)
+    g.learner_view(st, packed)
+    g.learner_view(ref, plain)
+    for step in range(run.steps):
+        np.testing.assert_array_equal(unpack_mask(packed.mask, n), plain.mask, err_msg=f"{step}")
+        np.testing.assert_array_equal(packed.bool_mask(n), g.legal_mask(st))
+        if n % 64:
+            assert not (packed.mask[:, -1] >> np.uint64(n % 64)).any()  # no bit past the end
+        for part in ("obs", "rewards", "done", "seat"):
+            np.testing.assert_array_equal(getattr(packed, part), getattr(plain, part))
+        actions = g.random_actions(ref)
+        g.random_actions(st)
+        g.learner_step(st, actions, packed)
+        g.learner_step(ref, actions, plain)
+        assert_same_state(st, ref)
+
+
+def test_packed_masks_of_the_wrong_shape_are_refused() -> None:
+    from envs.core.batch import unpack_mask
+
+    g = ProteusBatch()
+    st = g.init(4, seed=0)
+    out = g.learner_buffers(4, mask_bits=True)
+    out.mask = np.zeros((4, 3), np.uint64)  # one word short
+    with pytest.raises(ValueError, match="'mask' is uint64\\(4, 3\\), expected .*uint64\\(4, 4\\)"):
+        g.learner_step(st, g.random_actions(g.copy(st)), out)
+    with pytest.raises(ValueError, match="packed mask of 226 actions has shape \\(B, 4\\)"):
+        unpack_mask(np.zeros((4, 3), np.uint64), 226)
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 0"):
+        g.learner_buffers(-1, mask_bits=True)
+
+
 # ----------------------------------------------------------------------------- bad actions
 def _advance(g: Any, st: Any, steps: int) -> None:
     """The game's fused random self-play (the positions the old per-game tests used)."""

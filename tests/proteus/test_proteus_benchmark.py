@@ -26,8 +26,8 @@ def test_benchmark_rows_smoke() -> None:
 
 
 def test_learner_rounds_beside_pgx_name_both_encodings(tmp_path: Path) -> None:
-    """``benchmarks.peers --rounds``: the planes and the dense learner rows beside Pgx's step,
-    alternating, each with its rate per CPU-second (issue 14)."""
+    """``benchmarks.peers --rounds``: the planes, dense and packed-mask learner rows beside
+    Pgx's step, alternating, each with its rate per CPU-second (issue 14)."""
     pytest.importorskip("pgx")
     from benchmarks import peers
 
@@ -35,6 +35,11 @@ def test_learner_rounds_beside_pgx_name_both_encodings(tmp_path: Path) -> None:
     argv = ["--rounds", "1", "--game", "proteus", "--batch", "2", "--seconds", "0.02"]
     assert peers.main([*argv, "--threads", "1", "--json", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
-    assert [r["measure"] for r in rows] == [peers.LEARNER, peers.LEARNER_DENSE, peers.PGX]
+    assert [r["measure"] for r in rows] == [
+        peers.LEARNER, peers.LEARNER_DENSE, peers.LEARNER_BITS, peers.LEARNER_UNPACKED, peers.PGX
+    ]  # fmt: skip
     assert all(r["cpu_rate"] > 0 and r["rate"] > 0 for r in rows)
-    assert rows[1]["bytes_per_step"] < rows[0]["bytes_per_step"]
+    nbytes = [r["bytes_per_step"] for r in rows[:3]]
+    assert nbytes[2] < nbytes[1] < nbytes[0]
+    assert nbytes[1] - nbytes[2] == 226 - 32  # the bool mask against its four words
+    assert rows[3]["bytes_per_step"] == nbytes[2]

@@ -74,11 +74,14 @@ def test_step_and_fused_selfplay() -> None:
     _same(a, b)
 
 
-def test_learner_step_and_view() -> None:
-    """The fused learner step (validate, apply, auto-reset, planes, mask) from both compiles."""
+@pytest.mark.parametrize("dense, bits", [(False, False), (True, False), (True, True)])
+def test_learner_step_and_view(dense: bool, bits: bool) -> None:
+    """The fused learner step (validate, apply, auto-reset, planes, mask) from both
+    compiles, in each encoding (planes / dense codes, bool / packed mask)."""
     g = ProteusBatch(max_turns=40)
     a, b = _twins()
-    oa, ob = g.learner_buffers(B), g.learner_buffers(B)
+    oa = g.learner_buffers(B, dense=dense, mask_bits=bits)
+    ob = g.learner_buffers(B, dense=dense, mask_bits=bits)
     K.learner_view(a, oa, parallel=False)
     K.learner_view(b, ob, parallel=True)
     for _ in range(30):

@@ -133,9 +133,10 @@ def test_fused_selfplay(case: tuple[int, int, int, int]) -> None:
     _equal(*_both(VirusFightBatch.selfplay, game, st, 60)[:2])
 
 
-def _learn(game: VirusFightBatch, st: VFState, dense: bool) -> np.ndarray:
-    """learner_view then 25 learner steps on mask-drawn actions; every output, stacked."""
-    out = game.learner_buffers(st.batch_size, dense=dense)
+def _learn(game: VirusFightBatch, st: VFState, dense: bool, bits: bool = False) -> np.ndarray:
+    """learner_view then 25 learner steps on mask-drawn actions; every output, stacked
+    (``bits``: the packed mask's words, as float64 of each 32-bit half)."""
+    out = game.learner_buffers(st.batch_size, dense=dense, mask_bits=bits)
     rows = []
 
     def snap() -> None:
@@ -143,7 +144,9 @@ def _learn(game: VirusFightBatch, st: VFState, dense: bool) -> np.ndarray:
             np.concatenate(
                 [
                     out.obs.reshape(st.batch_size, -1).astype(np.float64),
-                    out.mask.astype(np.float64),
+                    out.mask.view(np.uint32).astype(np.float64)
+                    if bits
+                    else out.mask.astype(np.float64),
                     out.rewards.astype(np.float64),
                     out.done[:, None].astype(np.float64),
                     out.seat[:, None].astype(np.float64),
@@ -170,3 +173,13 @@ def test_learner_step_both_layouts(case: tuple[int, int, int, int], dense: bool)
     st = _mid_game(game, batch, 5)
     st.info[0, K.I_PHASE] = K.PH_OVER  # a game over before the step is reset by it
     _equal(*_both(_learn, game, st, dense)[:2])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_learner_step_packed_mask(case: tuple[int, int, int, int]) -> None:
+    """The learner step with the packed mask (``mask_bits``) from both compiles."""
+    players, size, rounds, batch = case
+    game = VirusFightBatch(players, size, rounds)
+    st = _mid_game(game, batch, 5)
+    st.info[0, K.I_PHASE] = K.PH_OVER
+    _equal(*_both(_learn, game, st, True, True)[:2])
