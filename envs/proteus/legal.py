@@ -43,7 +43,7 @@ from envs.proteus.tables import (
     BROWN_T,
     DEP9,
     FEAS,
-    LOWBIT,
+    NTH,
     POPC,
     SPREAD,
 )
@@ -67,10 +67,8 @@ def _rand_key(key, n):
 
 @njit(cache=True, inline="always")
 def _nth(mask, n):
-    """Square index of the n-th (0-based) set bit of a 9-bit mask."""
-    for _ in range(n):
-        mask &= mask - 1
-    return LOWBIT[mask]
+    """Square index of the n-th (0-based) set bit of a 9-bit mask (``tables.NTH``)."""
+    return np.int64(NTH[mask, n & 15])
 
 
 @njit(cache=True, inline="always")
@@ -277,7 +275,9 @@ def _fill_from(L, p, ts, pcs, out):
     """Write the legal set ``L`` into the bool row ``out`` (cleared first).
 
     A group's 9-bit square mask goes down as one 9-byte row of ``SPREAD`` (no branch
-    per legal action): the mask costs a clear and a few short copies.
+    per legal action): the mask costs a clear and a few short copies. The tile block is
+    nine copies, empty for tiles not in the pool, not a loop over the pool (its exits
+    were mispredicted across a batch).
     """
     for k in range(NUM_ACTIONS):
         out[k] = False
@@ -286,11 +286,8 @@ def _fill_from(L, p, ts, pcs, out):
         out[A_PASS] = True  # PR-11, PR-14
         return
     if mv == 0:
-        tp = g0
-        while tp:
-            t = LOWBIT[tp]
-            tp &= tp - 1
-            _spread(out, 9 * t, s0)
+        for t in range(9):
+            _spread(out, 9 * t, s0 & -((g0 >> t) & 1))
         _spread(out, A_PIECE, g1)
         _spread(out, A_PIECE + 9, g2)
         _spread(out, A_PIECE + 18, g3)
@@ -312,10 +309,10 @@ def _spread(out, at, m):
 
 
 @njit(cache=True, inline="always")
-def _fill_bits(L, p, ts, pcs, words):
-    """Write the legal set ``L`` as packed bits into the uint64 row ``words``: action ``a``
-    is bit ``a % 64`` of ``words[a // 64]``, the same set :func:`_fill_from` writes as
-    bools (``LearnerBuffers`` with ``mask_bits``).
+def _mask_words(L, p, ts, pcs):
+    """The legal set ``L`` as four packed words (w0, w1, w2, w3): action ``a`` is bit
+    ``a % 64`` of word ``a // 64`` (``LearnerBuffers`` with ``mask_bits``; :func:`_fill_from`
+    spreads the same words into bools).
 
     The four words are built in registers by shifts and multiplies, with no branch but
     the phase: which groups are empty differs from game to game across a batch, and a
@@ -347,6 +344,13 @@ def _fill_bits(L, p, ts, pcs, words):
         pairs &= -np.int64(g3 != 0)
         w2 |= np.uint64(pairs) << np.uint64(A_SWAP - 128)
         w3 = (np.uint64(pairs) >> np.uint64(192 - A_SWAP)) | (none << np.uint64(A_PASS - 192))
+    return w0, w1, w2, w3
+
+
+@njit(cache=True, inline="always")
+def _fill_bits(L, p, ts, pcs, words):
+    """Write the legal set ``L`` as packed bits into the uint64 row ``words``."""
+    w0, w1, w2, w3 = _mask_words(L, p, ts, pcs)
     words[0] = w0
     words[1] = w1
     words[2] = w2
