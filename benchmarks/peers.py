@@ -414,7 +414,8 @@ def learner_rounds(
         for r in range(rounds):
             for m, (one, _, nbytes) in steppers.items():
                 wall, cpu = timed(one, seconds)
-                rows.append(_row(facade.name, "", m, b, threads, wall, cpu_rate=cpu, round=r,
+                config = f"{facade.num_players}p"
+                rows.append(_row(facade.name, config, m, b, threads, wall, cpu_rate=cpu, round=r,
                                  bytes_per_step=nbytes))  # fmt: skip
             step = lambda f=pgx_one, done=pgx_sync: (f(), done())[0]  # noqa: E731 (waits)
             wall, cpu = timed(step, seconds)
@@ -671,6 +672,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--game", default=None, help="our game of --rounds (a registry name)")
     parser.add_argument("--peer", default="tic_tac_toe", help="the Pgx game of --rounds")
+    parser.add_argument(
+        "--players", type=int, default=None, help="player count of --game (its default if unset)"
+    )
     args = parser.parse_args(argv)
     if args.rounds:
         return _main_rounds(args)
@@ -710,11 +714,22 @@ def _main_rounds(args: Any) -> int:
 
     numba.set_num_threads(min(args.threads, int(numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
     started = time.time()
-    facade = registry.make_batch(args.game)
+    try:
+        facade = (
+            registry.make_batch(args.game)
+            if args.players is None
+            else registry.make_batch(args.game, args.players)
+        )
+    except ValueError as exc:
+        raise SystemExit(f"--players: {exc}") from None
     rows = learner_rounds(facade, args.peer, args.batch, args.seconds, args.rounds, args.threads)
     for r in rows:
-        print(f"round {r['round']} B={r['batch']:>6} {r['game']:>12} {r['measure']:<26} "
-              f"{_fmt(r['rate'])}/s  {_fmt(r['cpu_rate'])}/CPU-s")  # fmt: skip
+        nbytes = f"  {r['bytes_per_step']} B/step" if r.get("bytes_per_step") else ""
+        print(f"round {r['round']} B={r['batch']:>6} {r['game']:>12} {r['measure']:<36} "
+              f"{_fmt(r['rate'])}/s  {_fmt(r['cpu_rate'])}/CPU-s{nbytes}")  # fmt: skip
+    bandwidth = memory_bandwidth(args.seconds)
+    rows.append(_row("machine", "", MEMCPY, 1, 1, bandwidth, unit="bytes/s"))
+    print(f"memory bandwidth (numpy copy, bytes read + written): {bandwidth / 1e9:.1f} GB/s")
     write_report(args.json, rows, started, {"args": {k: str(v) for k, v in vars(args).items()}})
     return 0
 

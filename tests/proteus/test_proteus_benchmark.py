@@ -36,9 +36,13 @@ def test_learner_rounds_beside_pgx_name_both_encodings(tmp_path: Path) -> None:
     assert peers.main([*argv, "--threads", "1", "--json", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
     assert [r["measure"] for r in rows] == [
-        peers.LEARNER, peers.LEARNER_DENSE, peers.LEARNER_BITS, peers.LEARNER_UNPACKED, peers.PGX
+        peers.LEARNER, peers.LEARNER_DENSE, peers.LEARNER_BITS, peers.LEARNER_UNPACKED, peers.PGX,
+        peers.MEMCPY,
     ]  # fmt: skip
+    bandwidth = rows.pop()
+    assert bandwidth["unit"] == "bytes/s" and bandwidth["rate"] > 0
     assert all(r["cpu_rate"] > 0 and r["rate"] > 0 for r in rows)
+    assert rows[0]["config"] == "2p"
     nbytes = [r["bytes_per_step"] for r in rows[:3]]
     assert nbytes[2] < nbytes[1] < nbytes[0]
     assert nbytes[1] - nbytes[2] == 226 - 32  # the bool mask against its four words
