@@ -8,7 +8,9 @@ import another only to reach a table.
 * ``BROWN_T[rule, sq]``: PR-12 move targets of the KING, ROOK and BISHOP rules.
 * ``IS_LINE``: PR-15 THREE-IN-LINE masks (rows, columns, diagonals).
 * ``FEAS``: PR-10 feasibility bits (Hall's condition), one lookup per question.
-* ``SPREAD``: a 9-bit square mask as 9 bools (legal-mask rows).
+* ``NTH``, ``DEP9``, ``DENSE_TILE`` / ``DENSE_PIECE``, ``ACT_CODE``: lookups that replace
+  per-game branches in the batch loops (the n-th legal square, the packed mask's tile
+  block, the dense observation's square bytes, the action check's decoding).
 """
 
 from __future__ import annotations
@@ -112,8 +114,6 @@ for _kind, (_lo, _hi) in enumerate(((0, A_PIECE), (A_PIECE, A_MOVE), (A_MOVE, A_
         ACT_CODE[_x] = _kind | _first << 4 | _second << 8
 ACT_CODE[A_SWAP:A_PASS] = 3 | PAIR_A << 4 | PAIR_B << 8
 ACT_CODE[A_PASS] = 4
-#: SPREAD[m, sq] = bit sq of the 9-bit mask m (a mask row written as 9 bytes)
-SPREAD = ((np.arange(512)[:, None] >> np.arange(9)[None, :]) & 1).astype(np.bool_)
 #: NTH[m, n] = square of the n-th (0-based) set bit of the 9-bit mask m (9 past the last):
 #: the n-th legal action of a group in one load instead of a loop of n steps
 NTH = np.full((512, 16), 9, dtype=np.int8)
