@@ -60,6 +60,7 @@ execution is chosen in ``envs/core/loops.py`` only.
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import numpy as np
@@ -601,8 +602,15 @@ def _mask_rows(out: LearnerBuffers) -> tuple[np.ndarray, np.ndarray]:
     form and an empty (B, 0) stand-in for the other (one compile serves both forms)."""
     b = out.batch_size
     if out.mask_bits:
-        return np.empty((b, 0), np.bool_), out.mask
-    return out.mask, np.empty((b, 0), np.uint64)
+        return _no_rows(b, np.bool_), out.mask
+    return out.mask, _no_rows(b, np.uint64)
+
+
+@functools.lru_cache(maxsize=64)
+def _no_rows(batch: int, dtype: type) -> np.ndarray:
+    """A (batch, 0) array (no data, never written): kept, as an AEC step's learner call
+    at B = 1 would otherwise allocate one per call."""
+    return np.empty((batch, 0), dtype)
 
 
 def check_legal(st: KernelState, actions: np.ndarray, parallel: bool | None = None) -> np.ndarray:

@@ -139,3 +139,61 @@ def test_one_place_chooses_serial_or_parallel() -> None:
     assert loops.choose(1) == "serial"
     assert loops.choose(loops.SINGLE_THREAD_MIN_BATCH) == "one thread"
     assert K.PARALLEL_MIN_BATCH == loops.PARALLEL_MIN_BATCH  # the old name still works
+
+
+# The rules tests' positions with their exact legal sets (tests/proteus/test_proteus_rules.py):
+# the learner step's masks, bool and packed, must hold exactly these sets.
+_SHAPE_SWAPS = {
+    "b1<>a3", "c2<>a3", "b1<>c2", "a2<>b3", "c1<>a2", "c1<>b3", "b2<>c3", "a1<>b2", "a1<>c3",
+}  # fmt: skip
+_POOL_ON_EMPTY = {
+    f"{t}@{sq}" for t in ["To", "Ts", "Tt", "Go", "Gt"] for sq in ["b2", "c2", "a1", "b1", "c1"]
+}
+LEARNER_MASK_CASES = {
+    # PR-8: pool tiles on every empty square, the one piece put the rules allow
+    "pr8-placement": ("Ms+:bs,Mt:bo,Gs+:ws/Mo,.,./.,.,. b 6/200", _POOL_ON_EMPTY | {"t@a2"}),
+    # PR-9: no matching piece on the vacant tile of a colour with a face-up tile
+    "pr9": (
+        "Mo+:bo,Ms,Tt/.,.,./.,.,. w 3/200",
+        {
+            f"{t}@{sq}"
+            for t in ["Mt", "To", "Ts", "Go", "Gs", "Gt"]
+            for sq in ["a2", "b2", "c2", "a1", "b1", "c1"]
+        }
+        | {"o@b3", "t@b3", "o@c3", "s@c3", "t@c3"},
+    ),
+    # PR-10: the last piece must activate gold
+    "pr10": ("Mo+:wo,Ts+:bs,Gs:wt/Ms:bt,Go,Tt:ws/Mt,To,Gt b 11/200", {"o@b2"}),
+    # PR-11: nothing to place, the pass alone
+    "pr11": ("Mo+:wo,Ts+:bs,Gs:wt/Ms:bt,Go,Tt:ws/Mt,To,Gt w 11/200", {"pass"}),
+    # PR-12: KING moves and SHAPE exchanges (movement phase: words 1-3 of the packed mask)
+    "pr12-king": (
+        "Mo+:bo,Ts,Gt/Ms:ws,Tt+:bt,Go+:wo/Mt:wt,To:bs,Gs b 40/200",
+        {"a3-b3", "b2-b3", "b2-c3", "b2-c1", "b1-c1"} | _SHAPE_SWAPS,
+    ),
+    # PR-12: ROOK moves jump over pieces
+    "pr12-rook": (
+        "Mo:bo,Ts,Gt/Ms+:ws,Tt+:bt,Go+:wo/Mt:wt,To:bs,Gs b 40/200",
+        {"a3-b3", "a3-c3", "b2-b3", "b1-c1", "b1-b3"} | _SHAPE_SWAPS,
+    ),
+}
+
+
+@pytest.mark.parametrize("bits", [False, True], ids=["bool", "packed"])
+@pytest.mark.parametrize("dense", [False, True], ids=["planes", "dense"])
+@pytest.mark.parametrize("case", list(LEARNER_MASK_CASES), ids=list(LEARNER_MASK_CASES))
+def test_learner_masks_hold_the_exact_legal_sets(case: str, dense: bool, bits: bool) -> None:
+    """``learner_view`` of a position: the bool mask and the packed words (``mask_bits``,
+    unpacked) hold exactly the rules tests' legal sets (PR-8 .. PR-12; the pass alone
+    under PR-11), in either observation encoding. (Masks written by ``learner_step`` are
+    held to ``legal_mask`` on random games in ``tests/contract/test_board_facades.py``.)"""
+    from envs.proteus.notation import action_to_str
+
+    text, expected = LEARNER_MASK_CASES[case]
+    g = ProteusBatch()
+    st = g.from_text(text)
+    out = g.learner_buffers(1, dense=dense, mask_bits=bits)
+    assert out.mask_bits == bits
+    g.learner_view(st, out)
+    legal = {action_to_str(int(a)) for a in np.flatnonzero(out.bool_mask(NUM_ACTIONS)[0])}
+    assert legal == expected
