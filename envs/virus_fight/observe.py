@@ -118,28 +118,40 @@ def _codes(g, seat, cells, marker, supply, info, cfg, out):
 
 @jit
 def _expand(code, n, P, out, raw):
-    """The planes of one code row into the flat row ``out`` (C * n * n), cleared first:
-    floats, or with ``raw`` the uint8 planes (round and repetition as their codes)."""
+    """The planes of one code row into the flat row ``out`` (C * n * n): floats, or with
+    ``raw`` the uint8 planes (round and repetition as their codes).
+
+    Every plane is written whole by a fixed loop over the cells (a comparison or one
+    value), with no branch: which cells hold a piece and which supplies are empty differ
+    from game to game across a batch, and a sparse write's branches were mispredicted
+    there (the learner step's uint8 planes, measured in docs/benchmarks.md).
+    """
     N = n * n
-    out[:] = 0
-    for c in range(N):
-        if code[c]:
-            out[(code[c] - 1) * N + c] = 1
-    for j in range(P):
-        if code[N + j]:
-            out[(12 + j) * N + code[N + j] - 1] = 1
+    for p in range(12):  # the piece (kind, size) on each cell
+        for c in range(N):
+            out[p * N + c] = code[c] == p + 1
+    for j in range(P):  # each seat's marker: one cell of its plane
+        m = code[N + j]
+        for c in range(N):
+            out[(12 + j) * N + c] = m == c + 1
     for k in range(14 * P):  # supplies, alive, first: one number per plane
-        if code[N + P + k]:
-            out[(12 + P + k) * N : (13 + P + k) * N] = code[N + P + k]
+        v = code[N + P + k]
+        for c in range(N):
+            out[(12 + P + k) * N + c] = v
     base = (12 + 15 * P) * N  # the phase planes, then round and repetition
-    if code[N + 15 * P] < 3:
-        out[base + code[N + 15 * P] * N : base + (code[N + 15 * P] + 1) * N] = 1
-    if raw:
-        out[base + 3 * N : base + 4 * N] = code[N + 15 * P + 1]
-        out[base + 4 * N : base + 5 * N] = code[N + 15 * P + 2]
-    else:
-        out[base + 3 * N : base + 4 * N] = code[N + 15 * P + 1] / 255.0
-        out[base + 4 * N : base + 5 * N] = code[N + 15 * P + 2] / 3.0
+    ph = code[N + 15 * P]
+    for k in range(3):
+        for c in range(N):
+            out[base + k * N + c] = ph == k
+    rnd = code[N + 15 * P + 1]
+    rep = code[N + 15 * P + 2]
+    for c in range(N):
+        if raw:
+            out[base + 3 * N + c] = rnd
+            out[base + 4 * N + c] = rep
+        else:
+            out[base + 3 * N + c] = rnd / 255.0
+            out[base + 4 * N + c] = rep / 3.0
 
 
 @jit

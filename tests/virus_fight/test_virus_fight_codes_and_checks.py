@@ -54,6 +54,46 @@ def test_codes_decode_to_the_observed_planes(players: int, dense: bool) -> None:
     assert setup_seen and play_seen
 
 
+def _planes_of_code(code: np.ndarray, n: int, players: int) -> np.ndarray:
+    """The uint8 planes (C, n * n) of one code row, built plane by plane from the layout
+    ``observe.py`` documents (an oracle apart from the kernel's branch-free ``_expand``)."""
+    N, P = n * n, players
+    out = np.zeros((17 + 15 * P, N), np.uint8)
+    for c in range(N):
+        if code[c]:
+            out[code[c] - 1, c] = 1  # planes 0-11: the piece (kind, size) on the cell
+    for j in range(P):
+        if code[N + j]:
+            out[12 + j, code[N + j] - 1] = 1  # each seat's marker
+    for k in range(14 * P):
+        out[12 + P + k, :] = code[N + P + k]  # supplies, alive, first
+    phase = code[N + 15 * P]
+    if phase < 3:
+        out[12 + 15 * P + phase, :] = 1
+    out[15 + 15 * P, :] = code[N + 15 * P + 1]  # round code
+    out[16 + 15 * P, :] = code[N + 15 * P + 2]  # repetition code
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_learner_planes_are_the_code_rows_expanded(players: int) -> None:
+    """The learner step's uint8 planes equal the dense code rows of the same step expanded
+    plane by plane (the setup's hidden programs, play and resets included)."""
+    g = VirusFightBatch(players)
+    a, b = g.init(16, seed=7 + players), g.init(16, seed=7 + players)
+    planes, codes = g.learner_buffers(16), g.learner_buffers(16, dense=True)
+    n = g.board_size
+    for step in range(150):
+        actions = g.random_actions(a)
+        g.random_actions(b)
+        g.learner_step(a, actions, planes)
+        g.learner_step(b, actions, codes)
+        for i in range(16):
+            want = _planes_of_code(codes.obs[i], n, players)
+            got = planes.obs[i].reshape(want.shape)
+            np.testing.assert_array_equal(got, want, err_msg=f"step {step}, game {i}")
+
+
 def test_code_bytes_and_bad_rows() -> None:
     g = VirusFightBatch(2)
     assert g.code_shape == (58,)  # 25 cells + 15 * 2 seats + 3, against 47 * 25 planes
