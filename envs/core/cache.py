@@ -91,3 +91,9 @@ def guard_cache(module_globals: dict[str, Any]) -> None:
             if cache_ is not None:
                 cache_.flush()
             dispatcher.overloads.clear()
+    # Save the probe with the new stamp now, from a new dispatcher (the old one keeps its
+    # loaded machine code in memory whatever its overloads say). Left empty, the next
+    # process would compile it with whatever sources it finds and take them for the cached
+    # ones: after a second edit, or an edit undone, the compiles cached by this process
+    # would run stale.
+    _probe(module, stamp)()

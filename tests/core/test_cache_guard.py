@@ -83,6 +83,19 @@ def test_changed_sibling_file_is_seen_through_the_cache(tmp_path: Path, guarded:
     assert _run(tmp_path) == (20 if guarded else 10)
 
 
+def test_second_edit_and_undone_edit_are_seen_through_the_cache(tmp_path: Path) -> None:
+    """Edits one after the other, and an edit undone (the file's bytes back to what an
+    older cache was built from): each run sees the rule on disk. The guard used to leave
+    its probe uncached after a flush, so the run after the first edit took any sources as
+    the cached ones and ran the first edit's code (seen when a hand-planted mutant was
+    undone and the tests kept failing)."""
+    _write(tmp_path, 1, True)
+    assert _run(tmp_path) == 10
+    for value in (2, 3, 1, 1, 4):  # one run per edit: the next edit comes before a rerun
+        _write_callee(tmp_path, value)
+        assert _run(tmp_path) == 10 * value
+
+
 def test_every_module_with_compiled_code_is_in_its_folders_stamp() -> None:
     """A kernel file whose compiled functions use a preset decorator (``@jit`` built from
     ``njit`` in another file) must still be hashed: else editing it leaves its callers'
