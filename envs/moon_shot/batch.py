@@ -335,10 +335,18 @@ class _ShotGames:
         return rewards, done
 
     # -- the learner step (the board facades' names and semantics) ----------------------
-    def learner_buffers(self, batch_size: int) -> LearnerBuffers:
+    def learner_buffers(
+        self, batch_size: int, dense: bool = False, mask_bits: bool = False
+    ) -> LearnerBuffers:
         """Outputs of :meth:`learner_step` for ``batch_size`` games (allocate once, reuse):
         ``obs`` float32 (the observation is already as compact as its information: a few
-        real features), ``mask`` None (continuous actions)."""
+        real features, so ``dense`` changes nothing), ``mask`` None (continuous actions:
+        ``mask_bits=True`` is refused, there is no mask to pack). The board facades' keywords,
+        so that one consumer can ask every game the same way."""
+        if mask_bits:
+            raise ValueError(
+                f"{self.name}: mask_bits=True, but actions are continuous: no legal mask to pack"
+            )
         if int(batch_size) != batch_size or batch_size < 0:
             raise ValueError(f"batch_size must be an integer >= 0, got {batch_size}")
         b = int(batch_size)

@@ -167,3 +167,14 @@ def test_check_batch_message_lists_the_games() -> None:
     with pytest.raises(ValueError, match=r"10 action\(s\).*game 1: .* and 2 more"):
         check_batch(a, 12)
     assert check_batch(a[:1], 1).flags.c_contiguous
+
+
+def test_learner_buffers_take_the_board_facades_keywords() -> None:
+    """``dense`` is accepted (the float features are already dense), ``mask_bits`` refused
+    with the reason (continuous actions have no mask), as one consumer asks every game."""
+    g = MoonShotBatch(num_players=2)
+    out = g.learner_buffers(3, dense=True)
+    assert out.mask is None and out.obs.shape == (3, *g.obs_shape)
+    assert not out.mask_bits
+    with pytest.raises(ValueError, match="continuous: no legal mask to pack"):
+        g.learner_buffers(3, mask_bits=True)
