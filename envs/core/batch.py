@@ -10,6 +10,7 @@ size, its position in the batch or the thread count.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -134,6 +135,13 @@ class LearnerBuffers:
             return unpack_mask(self.mask, num_actions)
         return self.mask
 
+    def kernel_masks(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bool rows, packed rows) for a board game's learner kernels: the mask in its own
+        form and an empty (B, 0) stand-in for the other, so that one compile serves both."""
+        if self.mask_bits:
+            return _no_rows(self.batch_size, np.bool_), self.mask
+        return self.mask, _no_rows(self.batch_size, np.uint64)
+
     def bytes_per_step(self) -> int:
         """Bytes one step writes per game: observation, mask, rewards, done, seat."""
         parts = (self.obs, self.mask, self.rewards, self.done, self.seat)
@@ -141,12 +149,11 @@ class LearnerBuffers:
 
     def check(self, batch: int, obs_shape: tuple[int, ...], num_actions: int) -> None:
         """ValueError unless these buffers fit a batch of ``batch`` games of this game."""
-        packed = self.mask is not None and self.mask.dtype == np.uint64
         want = {
             "obs": ((batch, *obs_shape), np.uint8),
             "mask": (
                 ((batch, mask_words(num_actions)), np.uint64)
-                if packed
+                if self.mask_bits
                 else ((batch, num_actions), np.bool_)
             ),
             "done": ((batch,), np.bool_),
@@ -163,6 +170,13 @@ class LearnerBuffers:
         r = self.rewards
         if r.shape[0] != batch or r.dtype != np.float32 or not r.flags.c_contiguous:
             raise ValueError(f"learner buffer 'rewards' is {r.dtype}{r.shape}, expected float32")
+
+
+@functools.lru_cache(maxsize=64)
+def _no_rows(batch: int, dtype: type) -> np.ndarray:
+    """A (batch, 0) array (no data, never written): kept, as a learner call at B = 1 (an
+    AEC step) would otherwise allocate one per call."""
+    return np.empty((batch, 0), dtype)
 
 
 def mask_words(num_actions: int) -> int:

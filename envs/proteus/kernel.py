@@ -60,7 +60,6 @@ execution is chosen in ``envs/core/loops.py`` only.
 
 from __future__ import annotations
 
-import functools
 import threading
 
 import numpy as np
@@ -568,7 +567,7 @@ def learner_step(
     """
     acts = as_actions(actions, st.batch_size, NUM_ACTIONS, "proteus")
     obs, code = _obs_rows(st, out)
-    mask, bits = _mask_rows(out)
+    mask, bits = out.kernel_masks()
     nbad = _run(
         _learner_par, _learner_ser, st, parallel, acts, bool(validate),
         obs, code, mask, bits, out.rewards, out.done, out.seat, out.bad, many_steps=True,
@@ -581,7 +580,7 @@ def learner_step(
 def learner_view(st: KernelState, out: LearnerBuffers, parallel: bool | None = None) -> None:
     """Write the observation and mask of every game's seat to move into ``out`` (no step)."""
     obs, code = _obs_rows(st, out)
-    mask, bits = _mask_rows(out)
+    mask, bits = out.kernel_masks()
     _run(_view_par, _view_ser, st, parallel, obs, code, mask, bits, out.seat, many_steps=True)
     out.rewards[:] = 0.0
     out.done[:] = False
@@ -595,22 +594,6 @@ def _obs_rows(st: KernelState, out: LearnerBuffers) -> tuple[np.ndarray, int]:
         return out.obs, DENSE
     out.check(b, (3, 3, N_PLANES), NUM_ACTIONS)
     return out.obs.reshape(b, 9 * N_PLANES), COMPACT  # a view: checked contiguous
-
-
-def _mask_rows(out: LearnerBuffers) -> tuple[np.ndarray, np.ndarray]:
-    """(bool rows, packed rows) for the learner kernels: the buffers' mask in its own
-    form and an empty (B, 0) stand-in for the other (one compile serves both forms)."""
-    b = out.batch_size
-    if out.mask_bits:
-        return _no_rows(b, np.bool_), out.mask
-    return out.mask, _no_rows(b, np.uint64)
-
-
-@functools.lru_cache(maxsize=64)
-def _no_rows(batch: int, dtype: type) -> np.ndarray:
-    """A (batch, 0) array (no data, never written): kept, as an AEC step's learner call
-    at B = 1 would otherwise allocate one per call."""
-    return np.empty((batch, 0), dtype)
 
 
 def check_legal(st: KernelState, actions: np.ndarray, parallel: bool | None = None) -> np.ndarray:

@@ -308,10 +308,10 @@ def _spread(out, at, m):
 
 
 @njit(cache=True, inline="always")
-def _mask_words(L, p, ts, pcs):
-    """The legal set ``L`` as four packed words (w0, w1, w2, w3): action ``a`` is bit
-    ``a % 64`` of word ``a // 64`` (``LearnerBuffers`` with ``mask_bits``), the set
-    :func:`_fill_from` writes as bools (tested equal on every step of random games).
+def _fill_bits(L, p, ts, pcs, words):
+    """Write the legal set ``L`` as packed bits into the uint64 row ``words``: action ``a``
+    is bit ``a % 64`` of ``words[a // 64]`` (``LearnerBuffers`` with ``mask_bits``), the
+    set :func:`_fill_from` writes as bools (tested equal on every step of random games).
 
     The four words are built in registers by shifts and multiplies, with no branch but
     the phase: which groups are empty differs from game to game across a batch, and a
@@ -343,13 +343,6 @@ def _mask_words(L, p, ts, pcs):
         pairs &= -np.int64(g3 != 0)
         w2 |= np.uint64(pairs) << np.uint64(A_SWAP - 128)
         w3 = (np.uint64(pairs) >> np.uint64(192 - A_SWAP)) | (none << np.uint64(A_PASS - 192))
-    return w0, w1, w2, w3
-
-
-@njit(cache=True, inline="always")
-def _fill_bits(L, p, ts, pcs, words):
-    """Write the legal set ``L`` as packed bits into the uint64 row ``words``."""
-    w0, w1, w2, w3 = _mask_words(L, p, ts, pcs)
     words[0] = w0
     words[1] = w1
     words[2] = w2

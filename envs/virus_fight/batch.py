@@ -228,13 +228,6 @@ class VirusFightBatch:
             batch_size, shape, self.num_actions, self.num_players, mask_bits=mask_bits
         )
 
-    def _mask_rows(self, out: LearnerBuffers, batch: int) -> tuple[np.ndarray, np.ndarray]:
-        """(bool rows, packed rows): the buffers' mask in its own form and an empty (B, 0)
-        stand-in for the other (one compile serves both forms)."""
-        if out.mask_bits:
-            return self._buffer("no_bool", (batch, 0), np.bool_), out.mask
-        return out.mask, self._buffer("no_bits", (batch, 0), np.uint64)
-
     def _obs_rows(self, out: LearnerBuffers, batch: int) -> tuple[np.ndarray, np.ndarray, bool]:
         """(observation rows, code scratch, dense) of ``out`` for the learner kernels."""
         dense = out.obs.ndim == 2
@@ -259,7 +252,7 @@ class VirusFightBatch:
         rows, codes, dense = self._obs_rows(out, state.batch_size)
         hist = state.hist
         self.reserve(state, 1)  # a decision starts at most one round (VF-17 record)
-        mask, bits = self._mask_rows(out, state.batch_size)
+        mask, bits = out.kernel_masks()
         parts = (rows, mask, bits, out.rewards, out.done, out.seat, out.bad, codes, dense)
         if self._run(
             "learner_step", state, acts, bool(validate), *parts, fields=7, many_steps=True
@@ -271,7 +264,7 @@ class VirusFightBatch:
     def learner_view(self, state: VFState, out: LearnerBuffers) -> LearnerBuffers:
         """The observation and mask of every game's seat to act (no step)."""
         rows, codes, dense = self._obs_rows(out, state.batch_size)
-        mask, bits = self._mask_rows(out, state.batch_size)
+        mask, bits = out.kernel_masks()
         self._run("learner_view", state, rows, mask, bits, out.seat, codes, dense, many_steps=True)
         out.rewards[:] = 0.0
         out.done[:] = False
