@@ -11,6 +11,10 @@ through unchanged. It outputs action logits and one value per seat, ordered from
 seat to move on (index 0: the mover, 1: the next seat, ...), so 2, 3 and 4 players work
 alike; :func:`net_evaluator` turns that into the search callback of
 ``agents.search.search`` (priors over the legal actions, values per absolute seat).
+A network trained with ``--obs lookahead`` also reads the game's per-action lookahead
+flags (:func:`build_net`); its weight file says so, and the agents compute them.
+``az`` values each searched leaf half by the network, half by one random playout
+(``AZ_DEFAULT_ROLLOUT_MIX``, AlphaGo's mixed evaluation; docs/results.md measures why).
 
 Shipped weights live in ``agents/weights/<game>_<P>p.pt`` (package data); ``az`` and
 ``az-policy`` exist for a game when such a file does. Hidden information: during a
@@ -33,6 +37,11 @@ from agents.search.roots import check_legal, digest, open_decisions
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 #: simulations per move of the plain name ``az``
 AZ_DEFAULT_SIMULATIONS = 64
+#: weight of a random playout in each leaf's value when ``az`` / ``az:N`` search
+#: (``SearchConfig.rollout_mix``; measured in docs/results.md)
+AZ_DEFAULT_ROLLOUT_MIX = 0.5
+#: logits per unit of a flag weight (as ``agents.networks.FLAG_SCALE``, without torch)
+FLAG_SCALE = 10.0
 
 
 def weights_path(game: str, players: int) -> Path:
@@ -69,14 +78,31 @@ def _torch() -> Any:
 
 
 def build_net(
-    obs_shape: tuple[int, ...], num_actions: int, num_players: int, hidden: list[int], scale: Any
+    obs_shape: tuple[int, ...],
+    num_actions: int,
+    num_players: int,
+    hidden: list[int],
+    scale: Any,
+    n_flags: int = 0,
+    obs: str = "planes",
 ) -> Any:
-    """A fresh :class:`PolicyValueNet` (an MLP trunk, a policy and a value head)."""
+    """A fresh :class:`PolicyValueNet` (an MLP trunk, a policy and a value head).
+
+    ``n_flags`` > 0: the network also reads ``n_flags`` facts per action (the game's
+    ``obs`` variant's ``action_flags``, e.g. Proteus's lookahead: wins / loses / draws at
+    once, leaves the opponent a win): they enter the trunk with the codes, and each
+    action's logit gets ``FLAG_SCALE * sum_f w_f * flag[f, a]`` with one learned weight
+    per flag shared by all actions (zero at the start; as ``agents.networks``' head for
+    MaskablePPO). Why: an MLP over the planes does not learn these one- and two-ply
+    tactics from self-play (docs/results.md), and a shared weight per fact turns them
+    into logits after a few updates.
+    """
     torch = _torch()
     nn = torch.nn
+    n_flags = int(n_flags)
 
     class PolicyValueNet(nn.Module):  # type: ignore[name-defined]
-        """uint8 codes (or float planes) -> (logits (B, A), values (B, P) in [-1, 1])."""
+        """uint8 codes (or float planes) [+ flags] -> (logits (B, A), values (B, P) in [-1, 1])."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -85,31 +111,76 @@ def build_net(
                 "num_actions": int(num_actions),
                 "num_players": int(num_players),
                 "hidden": [int(h) for h in hidden],
+                "n_flags": n_flags,
+                "obs": obs if n_flags else "planes",
             }
             self.register_buffer("scale", torch.as_tensor(np.asarray(scale, np.float32)))
             layers: list[Any] = []
-            width = int(np.prod(obs_shape))
+            width = int(np.prod(obs_shape)) + n_flags * int(num_actions)
             for h in hidden:
                 layers += [nn.Linear(width, h), nn.ReLU()]
                 width = h
             self.trunk = nn.Sequential(*layers)
             self.policy = nn.Linear(width, num_actions)
             self.value = nn.Linear(width, num_players)
+            if n_flags:
+                self.flag_weight = nn.Parameter(torch.zeros(n_flags))
 
-        def forward(self, x: Any) -> tuple[Any, Any]:
+        def forward(self, x: Any, flags: Any = None) -> tuple[Any, Any]:
             if x.dtype == torch.uint8:
                 x = x.float() * self.scale
-            h = self.trunk(x.reshape(x.shape[0], -1).float())
+            x = x.reshape(x.shape[0], -1).float()
+            if n_flags:
+                if flags is None:
+                    raise ValueError(f"this network reads {n_flags} flags per action: pass flags")
+                f = flags.float().reshape(x.shape[0], n_flags, int(num_actions))
+                h = self.trunk(torch.cat([x, f.reshape(x.shape[0], -1)], dim=1))
+                logits = self.policy(h) + torch.einsum(
+                    "bfa,f->ba", f, FLAG_SCALE * self.flag_weight
+                )
+                return logits, torch.tanh(self.value(h))
+            h = self.trunk(x)
             return self.policy(h), torch.tanh(self.value(h))
 
     return PolicyValueNet()
 
 
-def net_for(game: Any, hidden: list[int]) -> Any:
-    """A fresh network shaped for ``game``'s facade."""
+def net_for(game: Any, hidden: list[int], obs: str = "planes") -> Any:
+    """A fresh network shaped for ``game``'s facade; ``obs`` a variant with
+    ``action_flags`` (e.g. ``lookahead``) adds its flags as a second input."""
+    n_flags = 0 if obs == "planes" else int(flag_facade(game, obs).n_flags)
     return build_net(
-        tuple(game.obs_shape), int(game.num_actions), int(game.num_players), hidden, obs_scale(game)
+        tuple(game.obs_shape),
+        int(game.num_actions),
+        int(game.num_players),
+        hidden,
+        obs_scale(game),
+        n_flags=n_flags,
+        obs=obs,
     )
+
+
+_FLAG_FACADES: dict[tuple[str, int, str], Any] = {}
+
+
+def flag_facade(game: Any, obs: str) -> Any:
+    """The ``obs`` variant facade of ``game`` that computes its per-action flags."""
+    from envs import registry
+
+    key = (str(game.name), int(game.num_players), obs)
+    if key not in _FLAG_FACADES:
+        facade = registry.make_batch(key[0], key[1], obs=obs)
+        if not callable(getattr(facade, "action_flags", None)):
+            raise ValueError(f"{game.name}'s {obs!r} observation has no action_flags for az")
+        _FLAG_FACADES[key] = facade
+    return _FLAG_FACADES[key]
+
+
+def action_flags(net: Any, game: Any, state: Any, seats: np.ndarray) -> np.ndarray | None:
+    """The flags ``net`` reads for ``state``'s games (None for a network without them)."""
+    if not net.meta.get("n_flags", 0):
+        return None
+    return np.asarray(flag_facade(game, net.meta["obs"]).action_flags(state, seats))
 
 
 def save_weights(net: Any, path: Path, half: bool = True) -> None:
@@ -128,7 +199,13 @@ def load_weights(path: Path | str) -> Any:
     m = blob["meta"]
     sd = {k: v.float() if v.is_floating_point() else v for k, v in blob["state_dict"].items()}
     net = build_net(
-        tuple(m["obs_shape"]), m["num_actions"], m["num_players"], m["hidden"], sd["scale"]
+        tuple(m["obs_shape"]),
+        m["num_actions"],
+        m["num_players"],
+        m["hidden"],
+        sd["scale"],
+        n_flags=int(m.get("n_flags", 0)),
+        obs=str(m.get("obs", "planes")),
     )
     net.load_state_dict(sd)
     net.eval()
@@ -163,11 +240,15 @@ def relative_values(ret: np.ndarray, seats: np.ndarray) -> np.ndarray:
     return ret[np.arange(k)[:, None], cols]
 
 
-def policy_values(net: Any, codes: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(priors over the legal actions (k, A), mover-relative values (k, P)) for uint8 codes."""
+def policy_values(
+    net: Any, codes: np.ndarray, mask: np.ndarray, flags: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(priors over the legal actions (k, A), mover-relative values (k, P)) for uint8 codes
+    (and the network's per-action ``flags``, if it reads them)."""
     torch = _torch()
     with torch.inference_mode():
-        logits, v = net(torch.from_numpy(np.ascontiguousarray(codes)))
+        f = None if flags is None else torch.from_numpy(np.ascontiguousarray(flags))
+        logits, v = net(torch.from_numpy(np.ascontiguousarray(codes)), f)
         logits = logits.masked_fill(~torch.from_numpy(np.ascontiguousarray(mask)), -1e9)
         p = torch.softmax(logits, dim=1)
     return p.numpy(), v.numpy().astype(np.float64)
@@ -192,7 +273,8 @@ def net_evaluator(net: Any, game: Any, noise: Any = None, roots: Any = None) -> 
         if out is None:
             out = bufs[k] = game.learner_buffers(k)
         game.learner_view(leaves, out)
-        priors, rel = policy_values(net, out.obs, out.mask)
+        flags = action_flags(net, game, leaves, out.seat)
+        priors, rel = policy_values(net, out.obs, out.mask, flags)
         if state["roots"]:
             state["roots"] = False
             roots.update(priors=priors, values=rel)
@@ -230,11 +312,13 @@ def root_visits(
     keys: np.ndarray,
     c_puct: float = 1.25,
     noise: Any = None,
+    rollout_mix: float = 0.0,
 ) -> np.ndarray:
-    """(T, A) root visit counts of a PUCT search guided by ``net`` (self-play and ``az``)."""
+    """(T, A) root visit counts of a PUCT search guided by ``net`` (self-play and ``az``);
+    ``rollout_mix``: weight of a random playout in each leaf's value (``SearchConfig``)."""
     from agents.search.driver import SearchConfig
 
-    cfg = SearchConfig(mode="puct", c=c_puct, safety_check=True)
+    cfg = SearchConfig(mode="puct", c=c_puct, safety_check=True, rollout_mix=rollout_mix)
     return _net_search(game, roots, seats, net, simulations, keys, cfg, noise).visits
 
 
@@ -331,7 +415,8 @@ def improved_policy(
 
 class AZAgent(Agent):
     """The network's greedy move (``simulations=0``), or the most visited root action of a
-    PUCT search of ``simulations`` per move guided by it (module docstring)."""
+    PUCT search of ``simulations`` per move guided by it (module docstring), each leaf
+    valued ``(1 - rollout_mix)`` by the network and ``rollout_mix`` by a random playout."""
 
     needs_context = True
 
@@ -341,9 +426,13 @@ class AZAgent(Agent):
         weights: str | Path | None = None,
         seed: int | None = 0,
         c_puct: float = 1.25,
+        rollout_mix: float = AZ_DEFAULT_ROLLOUT_MIX,
     ) -> None:
         if simulations < 0:
             raise ValueError(f"simulations must be >= 0, got {simulations}")
+        if not 0.0 <= rollout_mix <= 1.0:
+            raise ValueError(f"rollout_mix must be in [0, 1], got {rollout_mix}")
+        self.rollout_mix = float(rollout_mix)
         self.simulations = int(simulations)
         self.weights = None if weights is None else Path(weights)
         self.seed = 0 if seed is None else int(seed)
@@ -378,8 +467,12 @@ class AZAgent(Agent):
         mask = np.asarray(mask, bool)
         if self.simulations == 0:
             torch = _torch()
+            flags = action_flags(net, game, state, np.asarray(context.seats, np.int64))
             with torch.inference_mode():
-                logits, _ = net(torch.from_numpy(np.ascontiguousarray(obs, np.float32)))
+                logits, _ = net(
+                    torch.from_numpy(np.ascontiguousarray(obs, np.float32)),
+                    None if flags is None else torch.from_numpy(flags),
+                )
             scores = np.where(mask, logits.numpy(), -np.inf)
             return scores.argmax(axis=1).astype(np.int64)
         if not mask.any(axis=1).all():
@@ -390,7 +483,14 @@ class AZAgent(Agent):
             keys = [digest(self.seed, [np.asarray(obs[i]), mask[i]]) for i in idx]
             roots = search_roots(game, state, idx, seats, keys)
             visits = root_visits(
-                game, roots, seats, net, self.simulations, np.array(keys, np.uint64), self.c_puct
+                game,
+                roots,
+                seats,
+                net,
+                self.simulations,
+                np.array(keys, np.uint64),
+                self.c_puct,
+                rollout_mix=self.rollout_mix,
             )
             visits = np.where(mask[idx], visits, -1.0)
             out[idx] = visits.argmax(axis=1)

@@ -4,6 +4,10 @@
 [--seed S]`` plays N games with AGENT in every seat in turn (N / P games per seat, the
 other seats held by copies of the opponent) and prints the win / draw / loss rates of
 AGENT with a 95 % Wilson interval. The figures in docs/agents.md come from it.
+
+``--decision-time K`` instead times AGENT's ``act`` at batch size 1 on K positions
+(reached by 0-39 seeded random moves, one warm-up call first) and prints the median and
+mean milliseconds per move: the decision time of docs/results.md.
 """
 
 from __future__ import annotations
@@ -64,6 +68,41 @@ def measure(
     }
 
 
+def decision_time(
+    game: str, agent: str, positions: int = 30, players: int | None = None, seed: int = 0
+) -> dict[str, float]:
+    """Milliseconds per ``act`` call of ``agent`` at batch size 1 (module docstring)."""
+    from envs.core.agent import ActContext
+
+    if positions < 1:
+        raise ValueError(f"--decision-time needs >= 1 position, got {positions}")
+    facade = registry.make_batch(game, players)
+    me = make_agent(game, agent, seed)
+    rng = np.random.default_rng(seed)
+    times: list[float] = []
+    for k in range(positions + 1):  # the first call warms up (compiles, loads weights)
+        state = facade.init(1, seed + k)
+        for _ in range(int(rng.integers(0, 40))):
+            nxt = facade.take(state, np.array([0]))
+            _, done = facade.step(nxt, facade.random_actions(nxt))
+            if bool(np.asarray(done)[0]):
+                break
+            state = nxt
+        seats = np.asarray(facade.current_player(state), np.int64)
+        obs = facade.observe(state, seats)
+        mask = np.asarray(facade.legal_mask(state), bool)
+        ctx = ActContext(game=facade, state=state, seats=seats) if me.needs_context else None
+        t = time.perf_counter()
+        me.act(obs, mask, ctx)
+        if k:
+            times.append(1000.0 * (time.perf_counter() - t))
+    return {
+        "positions": positions,
+        "median_ms": float(np.median(times)),
+        "mean_ms": float(np.mean(times)),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = cli_text.ArgumentParser(prog="python -m agents.measure", description=__doc__)
     parser.add_argument("game", choices=registry.names())
@@ -72,7 +111,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--decision-time", type=int, default=0, metavar="K", help="time act() at B = 1 instead"
+    )
     args = parser.parse_args(argv)
+    if args.decision_time:
+        d = decision_time(args.game, args.agent, args.decision_time, args.players, args.seed)
+        print(
+            f"{args.game} players={args.players or 'default'} {args.agent}: "
+            f"{d['median_ms']:.2f} ms per move (median; mean {d['mean_ms']:.2f}) at batch "
+            f"size 1 over {d['positions']} positions"
+        )
+        return 0
     t = time.perf_counter()
     r = measure(args.game, args.agent, args.opponent, args.games, args.players, args.seed)
     print(

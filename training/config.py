@@ -78,6 +78,11 @@ class TrainConfig:
         "alphazero: Gumbel root search (sequential halving) with completed-Q policy "
         "targets instead of PUCT visit counts with Dirichlet noise",
     )
+    rollout_mix: float = _opt(
+        0.0,
+        "alphazero: weight of one random playout in each searched leaf's value, the "
+        "network's value weighted 1 - this (0: the network alone)",
+    )
 
     def net_arch(self) -> list[int]:
         """The hidden layer sizes of ``net`` (ValueError naming the problem)."""
@@ -195,7 +200,11 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.algo not in algos:
         raise ValueError(f"--algo {cfg.algo!r}: {cfg.game} trains {' or '.join(algos)}")
     if cfg.algo == "alphazero" and cfg.obs != PLANES:
-        raise ValueError("--algo alphazero reads the plain planes (drop --obs)")
+        facade = registry.make_batch(cfg.game, cfg.players, obs=cfg.obs)
+        if not callable(getattr(facade, "action_flags", None)):
+            raise ValueError(f"--algo alphazero cannot read --obs {cfg.obs} (no action flags)")
+    if not 0.0 <= cfg.rollout_mix <= 1.0:
+        raise ValueError(f"--rollout-mix must be in [0, 1], got {cfg.rollout_mix}")
     if cfg.players > 1:
         from training.opponents import parse_opponents
 

@@ -83,6 +83,7 @@ class SearchConfig:
     safety_check: bool = True  # drop root actions that let another seat win in one
     gumbel: bool = False  # Gumbel-top-k + sequential halving at the root
     considered: int = 16  # root actions kept by Gumbel-top-k
+    rollout_mix: float = 0.0  # weight of a random playout in a callback-valued leaf
 
     def __post_init__(self) -> None:
         if self.mode not in ("uct", "puct"):
@@ -91,6 +92,8 @@ class SearchConfig:
             raise ValueError(f"rollouts must be >= 1, got {self.rollouts}")
         if self.considered < 1:
             raise ValueError(f"considered must be >= 1, got {self.considered}")
+        if not 0.0 <= self.rollout_mix <= 1.0:
+            raise ValueError(f"rollout_mix must be in [0, 1], got {self.rollout_mix}")
 
 
 @dataclass
@@ -238,16 +241,29 @@ def _descend_all_py(G, NS, TR, mode, c, A, leaf):
     return True
 
 
-def _expand_all_py(G, NS, TR, leaf, priors, values, allowed, noallow):
-    """Expand every leaf[t] >= 0 with its priors and back up its value (one visit each)."""
+def _expand_all_py(G, NS, TR, leaf, priors, values, allowed, noallow, mix, max_steps):
+    """Expand every leaf[t] >= 0 with its priors and back up its value (one visit each).
+
+    ``mix`` > 0: the value backed up is ``(1 - mix) * values[t] + mix * z``, ``z`` the
+    returns of one random playout from the leaf (AlphaGo's mixed leaf evaluation).
+    """
     acts = np.zeros(priors.shape[1], np.int64)
+    key = TR[14]
+    rew = np.zeros((NS[0].shape[0], TR[1].shape[2]), np.float64)
+    ret = np.zeros(TR[1].shape[2], np.float64)
     for t in range(leaf.shape[0]):
         node = leaf[t]
         if node < 0:
             continue
-        k = g_legal(G, NS, 3 * t + 1, acts)
+        s = 3 * t + 1
+        k = g_legal(G, NS, s, acts)
         add_edges(TR, t, node, acts, k, priors[t], allowed[t] if node == 0 else noallow)
-        backup(TR, t, node, values[t].astype(np.float64), 1)
+        v = values[t].astype(np.float64)
+        if mix > 0.0:  # the playout runs on the spare slot: the leaf's own stays intact
+            g_copy(G, NS, s, s + 1)
+            key[t] = g_playout(G, NS, s + 1, key[t], max_steps, ret, rew)
+            v = (1.0 - mix) * v + mix * ret
+        backup(TR, t, node, v, 1)
         TR[12][t] += 1
 
 
@@ -389,8 +405,12 @@ def search(
     return SearchResult(visits, qsum, trees, int(trees.sims.sum()))
 
 
-def _callback_rounds(fns, G, NS, trees, mode, c, A, allowed, noallow, evaluate, game, slots):  # type: ignore[no-untyped-def]
-    """Rounds of one simulation per tree, the leaves evaluated by one ``evaluate`` call."""
+def _callback_rounds(fns, G, NS, trees, cfg, mode, A, allowed, noallow, evaluate, game, slots):  # type: ignore[no-untyped-def]
+    """Rounds of one simulation per tree, the leaves evaluated by one ``evaluate`` call
+    (mixed with a random playout's returns when ``cfg.rollout_mix`` > 0)."""
+    c = cfg.c
+    mix = float(cfg.rollout_mix)
+    max_steps = np.int64(2**62 if cfg.max_rollout_steps is None else cfg.max_rollout_steps)
     T = trees.n.shape[0]
     leaf = np.zeros(T, np.int32)
     priors = np.zeros((T, A), np.float32)
@@ -413,7 +433,9 @@ def _callback_rounds(fns, G, NS, trees, mode, c, A, allowed, noallow, evaluate, 
                 )
             priors[todo] = p
             values[todo] = v
-            fns.expand_all(G, NS, trees.arrays(), leaf, priors, values, allowed, noallow)
+            fns.expand_all(
+                G, NS, trees.arrays(), leaf, priors, values, allowed, noallow, mix, max_steps
+            )
 
 
 def _gumbel_root(fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots):  # type: ignore[no-untyped-def]
@@ -526,7 +548,7 @@ def _phase(fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate,
         ):
             trees.grow(A)
     else:
-        _callback_rounds(fns, G, NS, trees, mode, cfg.c, A, allowed, noallow, evaluate, game, slots)
+        _callback_rounds(fns, G, NS, trees, cfg, mode, A, allowed, noallow, evaluate, game, slots)
     links = getattr(trees, "_links", {})
     for t, (idx, sl) in links.items():  # children created under the copies
         trees.child[t, idx] = trees.child[t, sl]

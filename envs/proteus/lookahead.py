@@ -118,12 +118,19 @@ class ProteusLookaheadBatch(ProteusBatch):
 
     obs_shape = (3 * 3 * K.N_PLANES + N_FLAGS * NUM_ACTIONS,)
     observation = "lookahead"
+    #: flags per action of :meth:`action_flags`
+    n_flags = N_FLAGS
 
     # The fused learner step writes the plain compact planes, not these observations:
     # consumers (training/vec_env.py) take the observe + legal_mask path for this facade.
     learner_buffers = None  # type: ignore[assignment]
     learner_step = None  # type: ignore[assignment]
     learner_view = None  # type: ignore[assignment]
+
+    def action_flags(self, state: K.KernelState, seats: np.ndarray) -> np.ndarray:
+        """(B, N_FLAGS, NUM_ACTIONS) float32 :func:`lookahead` flags: the second input of an
+        AlphaZero network trained with ``--obs lookahead`` (``agents.az``)."""
+        return lookahead(state, seats)
 
     def observe(self, state: K.KernelState, seats: np.ndarray) -> np.ndarray:
         planes = K.observe(state, seats).reshape(state.batch_size, -1)

@@ -70,3 +70,17 @@ def test_unknown_az_budget_is_named() -> None:
     game = SHIPPED[0][0]
     with pytest.raises(ValueError, match="az:N needs an integer"):
         resolve(game, "az:many")
+
+
+def test_decision_time_times_one_act_per_position(capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m agents.measure GAME AGENT --decision-time K``: K timed ``act`` calls at
+    batch size 1 (the docs' decision times), bad counts named."""
+    from agents.measure import decision_time, main
+
+    game, players = SHIPPED[0]
+    d = decision_time(game, "az-policy", positions=3, players=players)
+    assert d["positions"] == 3 and 0 < d["median_ms"] and 0 < d["mean_ms"]
+    assert main([game, "az:4", "--decision-time", "2", "--players", str(players)]) == 0
+    assert "ms per move" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="decision-time"):
+        decision_time(game, "random", positions=0)

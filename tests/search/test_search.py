@@ -298,3 +298,51 @@ def test_mcts_agent_falls_back_to_the_python_tree_without_search_api() -> None:
         game.observe(st, seats), game.legal_mask(st), ActContext(game, st, seats)
     )
     assert a[0] == 2
+
+
+def _constant(game: Any, value: float) -> Callable[[Any], tuple[np.ndarray, np.ndarray]]:
+    """A callback with uniform priors and the same value ``value`` for every seat."""
+
+    def evaluate(leaves: Any) -> tuple[np.ndarray, np.ndarray]:
+        k = leaves.batch_size
+        return np.ones((k, game.num_actions)), np.full((k, game.num_players), value)
+
+    return evaluate
+
+
+@pytest.mark.parametrize("key", ["proteus", "vf2"])
+def test_rollout_mix_weighs_a_playout_into_each_callback_leaf(key: str) -> None:
+    """``rollout_mix`` m: a leaf backs up ``(1 - m) * value + m * z`` (z a random playout's
+    returns: -1, 0 or +1 per seat in these two-player games). With budget 2 the root's one
+    visited action holds exactly one leaf value; m = 1 ignores the callback's value, m = 0
+    is the callback alone; the playouts draw from each tree's own key. From the opening
+    positions: no root action ends the game (a finished child backs up its rewards)."""
+    game = GAMES[key]()
+    st = game.init(4, 8)
+    seats = game.current_player(st)
+    keys = np.arange(4, dtype=np.uint64) + 11
+
+    def run(mix: float, value: float, budget: int = 2) -> Any:
+        cfg = SearchConfig(mode="puct", safety_check=False, rollout_mix=mix)
+        return search(game, st, seats, np.full(4, budget), keys, cfg, _constant(game, value))
+
+    for mix in (0.0, 0.5, 1.0):
+        res = run(mix, 0.25)
+        q = res.qsum.sum(axis=1)  # one visited root action per tree
+        assert (res.visits.sum(axis=1) == 1).all()
+        want = {round((1 - mix) * 0.25 + mix * z, 9) for z in (-1.0, 0.0, 1.0)}
+        assert {round(float(x), 9) for x in q} <= want, (mix, q)
+    # m = 1: the callback's value plays no part; m = 0: it is all there is
+    a, b = run(1.0, 0.9, 40), run(1.0, -0.9, 40)
+    np.testing.assert_array_equal(a.visits, b.visits)
+    np.testing.assert_array_equal(a.qsum, b.qsum)
+    np.testing.assert_allclose(run(0.0, 0.25).qsum.sum(axis=1), 0.25)
+    # deterministic under the keys, and each tree's result independent of the batch
+    c = run(0.5, 0.1, 30)
+    np.testing.assert_array_equal(c.qsum, run(0.5, 0.1, 30).qsum)
+    one = search(game, game.take(st, np.array([2])), seats[2:3], np.full(1, 30), keys[2:3],
+                 SearchConfig(mode="puct", safety_check=False, rollout_mix=0.5),
+                 _constant(game, 0.1))  # fmt: skip
+    np.testing.assert_array_equal(one.qsum[0], c.qsum[2])
+    with pytest.raises(ValueError, match="rollout_mix"):
+        SearchConfig(mode="puct", rollout_mix=1.5)

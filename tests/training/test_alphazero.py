@@ -237,3 +237,90 @@ def test_sigkill_after_a_save_then_resume(tmp_path: Path) -> None:
     after = json.loads((out / "state.json").read_text())
     assert after["num_timesteps"] == step + 32
     assert not list((out / "checkpoints").glob("*.tmp*"))
+
+
+def test_flag_network_reads_the_lookahead_flags_and_round_trips(tmp_path: Path) -> None:
+    """``--obs lookahead``: the network's second input is Proteus's per-action flags
+    (envs/proteus/lookahead.py); each flag weight moves exactly the flagged actions'
+    logits by FLAG_SCALE times it; the weights file keeps the variant."""
+    import torch
+
+    from agents.az import FLAG_SCALE, action_flags, save_weights
+    from envs.proteus.lookahead import N_FLAGS, lookahead
+
+    game = registry.make_batch("proteus")
+    net = net_for(game, [16], "lookahead")
+    assert net.meta["n_flags"] == N_FLAGS and net.meta["obs"] == "lookahead"
+    state = game.init(5, seed=2)
+    for _ in range(12):
+        game.step(state, game.random_actions(state), auto_reset=True)
+    out = game.learner_view(state, game.learner_buffers(5))
+    flags = action_flags(net, game, state, out.seat)
+    np.testing.assert_array_equal(flags, lookahead(state, out.seat))
+    codes = torch.from_numpy(out.obs)
+    with pytest.raises(ValueError, match="flags"):
+        net(codes)
+    base, _ = net(codes, torch.from_numpy(flags))
+    with torch.no_grad():
+        net.flag_weight[0] = 0.5
+    moved, _ = net(codes, torch.from_numpy(flags))
+    torch.testing.assert_close(moved - base, torch.from_numpy(FLAG_SCALE * 0.5 * flags[:, 0]))
+    save_weights(net, tmp_path / "n.pt", half=False)
+    again = load_weights(tmp_path / "n.pt")
+    assert again.meta == net.meta
+    torch.testing.assert_close(again(codes, torch.from_numpy(flags))[0], moved)
+    assert action_flags(net_for(game, [16]), game, state, out.seat) is None  # plain network
+
+
+def test_flags_are_refused_where_the_game_has_none() -> None:
+    vf = registry.make_batch("virus_fight", 2)
+    with pytest.raises(ValueError, match="lookahead"):
+        net_for(vf, [16], "lookahead")
+    with pytest.raises(ValueError, match="lookahead"):
+        validate(TrainConfig(game="virus_fight", algo="alphazero", obs="lookahead"))
+    validate(TrainConfig(game="proteus", algo="alphazero", obs="lookahead"))
+    with pytest.raises(ValueError, match="--rollout-mix"):
+        validate(TrainConfig(game="proteus", algo="alphazero", rollout_mix=1.5))
+
+
+def test_replay_buffer_keeps_the_flags(tmp_path: Path) -> None:
+    buf = ReplayBuffer(4, (2,), 10, 2, 2, n_flags=3)
+    flags = np.zeros((3, 3, 10), bool)
+    flags[0, 1, 7] = flags[1, 0, 2] = flags[2, 2, 9] = True
+    obs = np.arange(6, dtype=np.uint8).reshape(3, 2)
+    mask = np.ones((3, 10), bool)
+    buf.add(obs, np.packbits(mask, axis=1), np.zeros((3, 2), np.int16),
+            np.full((3, 2), 0.5, np.float16), np.zeros((3, 2), np.float32),
+            np.packbits(flags.reshape(3, -1), axis=1))  # fmt: skip
+    b = buf.sample(np.random.default_rng(1), 32)
+    for row_obs, row_flags in zip(b["obs"], b["flags"], strict=True):
+        np.testing.assert_array_equal(row_flags, flags[int(row_obs[0]) // 2])
+    buf.save(tmp_path / "f.npz")
+    other = ReplayBuffer(4, (2,), 10, 2, 2, n_flags=3)
+    other.load(tmp_path / "f.npz")
+    np.testing.assert_array_equal(other.flagbits, buf.flagbits)
+    with pytest.raises(ValueError, match="flagbits"):
+        ReplayBuffer(4, (2,), 10, 2, 2, n_flags=2).load(tmp_path / "f.npz")
+
+
+def test_selfplay_stores_each_position_with_its_flags() -> None:
+    """Self-play with a flag network and mixed leaf values stores each position's flags
+    beside its codes: flags only on legal actions, immediate wins among them."""
+    from envs.proteus.lookahead import WIN_NOW
+
+    game = registry.make_batch("proteus")
+    net = net_for(game, [16], "lookahead")
+    net.eval()
+    buf = ReplayBuffer(4096, tuple(game.obs_shape), game.num_actions, 2, 4, n_flags=4)
+    actor = SelfPlay(game, 4, 4, 0, buf, rollout_mix=0.5)
+    rng = np.random.default_rng(0)
+    rounds = 0
+    while actor.games_done < 2 and rounds < 2000:
+        actor.round(net, rng)
+        rounds += 1
+    assert buf.size > 0
+    b = buf.sample(rng, 256)
+    assert b["flags"].shape == (256, 4, game.num_actions)
+    assert not (b["flags"].max(axis=1) > 0)[~b["mask"]].any()  # flags only on legal actions
+    assert b["flags"][:, WIN_NOW].any()  # some position had a win in one
+    assert np.isin(b["value"], (-1.0, 0.0, 1.0)).all()

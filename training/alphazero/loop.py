@@ -63,7 +63,7 @@ class Run:
         self.cfg = cfg
         self.out = Path(cfg.out)
         self.game = _make_game(cfg)
-        self.net = net_for(self.game, cfg.net_arch())
+        self.net = net_for(self.game, cfg.net_arch(), cfg.obs)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, weight_decay=1e-4)
         k = min(cfg.simulations, int(self.game.num_actions))
         self.buffer = ReplayBuffer(
@@ -72,6 +72,7 @@ class Run:
             int(self.game.num_actions),
             int(self.game.num_players),
             k,
+            n_flags=int(self.net.meta["n_flags"]),
         )
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 0xA2]))
         self.positions = 0  # self-play positions generated (the step counter)
@@ -182,7 +183,8 @@ class Run:
 
         b = self.buffer.sample(self.rng, self.cfg.batch_size)
         self.net.train()
-        logits, v = self.net(torch.from_numpy(b["obs"]))
+        flags = torch.from_numpy(b["flags"]) if "flags" in b else None
+        logits, v = self.net(torch.from_numpy(b["obs"]), flags)
         logits = logits.masked_fill(~torch.from_numpy(b["mask"]), -1e9)
         logp = torch.log_softmax(logits, dim=1)
         target = torch.from_numpy(b["policy"])
@@ -249,6 +251,7 @@ def train(cfg: TrainConfig, resume: bool, progress: bool, quiet: bool) -> TrainR
         cfg.seed + 7 * run.games + start,
         run.buffer,
         gumbel=cfg.gumbel,
+        rollout_mix=cfg.rollout_mix,
     )
     from torch.utils.tensorboard import SummaryWriter
 

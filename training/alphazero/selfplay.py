@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from agents.az import (
+    action_flags,
     gumbel_search,
     improved_policy,
     relative_values,
@@ -39,14 +40,23 @@ class ReplayBuffer:
     """A ring of the last ``capacity`` positions (module docstring); saved whole in checkpoints."""
 
     def __init__(
-        self, capacity: int, obs_shape: tuple[int, ...], num_actions: int, players: int, k: int
+        self,
+        capacity: int,
+        obs_shape: tuple[int, ...],
+        num_actions: int,
+        players: int,
+        k: int,
+        n_flags: int = 0,
     ) -> None:
         if capacity < 1:
             raise ValueError(f"replay buffer capacity must be >= 1, got {capacity}")
         self.capacity = int(capacity)
         self.num_actions = int(num_actions)
+        self.n_flags = int(n_flags)
         self.obs = np.zeros((capacity, *obs_shape), np.uint8)
         self.maskbits = np.zeros((capacity, (num_actions + 7) // 8), np.uint8)
+        # the network's per-action flags (0/1), bit-packed; zero columns without them
+        self.flagbits = np.zeros((capacity, (self.n_flags * num_actions + 7) // 8), np.uint8)
         self.pidx = np.zeros((capacity, k), np.int16)
         self.pprob = np.zeros((capacity, k), np.float16)
         self.value = np.zeros((capacity, players), np.float32)
@@ -61,18 +71,21 @@ class ReplayBuffer:
         pidx: np.ndarray,
         pprob: np.ndarray,
         value: np.ndarray,
+        flagbits: np.ndarray | None = None,
     ) -> None:
         """Append a block of finished positions (oldest overwritten first)."""
         n = len(obs)
+        if flagbits is None:
+            flagbits = np.zeros((n, self.flagbits.shape[1]), np.uint8)
         self.added += n
         if n > self.capacity:  # only the newest fit
-            obs, maskbits, pidx, pprob, value = (
-                a[-self.capacity :] for a in (obs, maskbits, pidx, pprob, value)
+            obs, maskbits, pidx, pprob, value, flagbits = (
+                a[-self.capacity :] for a in (obs, maskbits, pidx, pprob, value, flagbits)
             )
             n = self.capacity
         at = (self.head + np.arange(n)) % self.capacity
         self.obs[at], self.maskbits[at], self.pidx[at] = obs, maskbits, pidx
-        self.pprob[at], self.value[at] = pprob, value
+        self.pprob[at], self.value[at], self.flagbits[at] = pprob, value, flagbits
         self.head = int((self.head + n) % self.capacity)
         self.size = min(self.capacity, self.size + n)
 
@@ -84,9 +97,13 @@ class ReplayBuffer:
         np.put_along_axis(
             target, self.pidx[i].astype(np.int64), self.pprob[i].astype(np.float32), 1
         )
-        return {"obs": self.obs[i], "mask": mask, "policy": target, "value": self.value[i]}
+        out = {"obs": self.obs[i], "mask": mask, "policy": target, "value": self.value[i]}
+        if self.n_flags:
+            bits = np.unpackbits(self.flagbits[i], axis=1, count=self.n_flags * self.num_actions)
+            out["flags"] = bits.reshape(n, self.n_flags, self.num_actions).astype(np.float32)
+        return out
 
-    _FIELDS = ("obs", "maskbits", "pidx", "pprob", "value")
+    _FIELDS = ("obs", "maskbits", "pidx", "pprob", "value", "flagbits")
 
     def save(self, path: Path) -> None:
         """Everything to an ``.npz`` (the caller makes the write atomic)."""
@@ -101,9 +118,12 @@ class ReplayBuffer:
         """Restore a buffer saved by :meth:`save` (ValueError if its shapes differ)."""
         with np.load(path) as z:
             for k in self._FIELDS:
-                if z[k].shape != getattr(self, k).shape:
+                if k == "flagbits" and k not in z and not self.n_flags:
+                    continue  # a buffer saved before the flags existed
+                if k not in z or z[k].shape != getattr(self, k).shape:
+                    have = z[k].shape if k in z else "missing"
                     raise ValueError(
-                        f"{path}: replay field {k} is {z[k].shape}, expected "
+                        f"{path}: replay field {k} is {have}, expected "
                         f"{getattr(self, k).shape} (another --replay-size?)"
                     )
                 setattr(self, k, z[k].copy())
@@ -119,6 +139,7 @@ class _Pending:
     pidx: list[np.ndarray] = field(default_factory=list)
     pprob: list[np.ndarray] = field(default_factory=list)
     seats: list[int] = field(default_factory=list)
+    flagbits: list[np.ndarray] = field(default_factory=list)
 
 
 class SelfPlay:
@@ -132,8 +153,11 @@ class SelfPlay:
         seed: int,
         buffer: ReplayBuffer,
         gumbel: bool = False,
+        rollout_mix: float = 0.0,
     ) -> None:
         self.game = game
+        #: weight of a random playout in each leaf's value (``SearchConfig.rollout_mix``)
+        self.rollout_mix = float(rollout_mix)
         #: Gumbel root search and completed-Q policy targets instead of PUCT visit counts
         self.gumbel = bool(gumbel)
         self.n = int(n_games)
@@ -167,6 +191,8 @@ class SelfPlay:
         seats = out.seat.copy()
         mask = out.mask.copy()
         codes = out.obs.copy()
+        flags = action_flags(net, game, self.state, seats)
+        flagbits = None if flags is None else np.packbits(flags.reshape(self.n, -1) > 0, axis=1)
         keys = rng.integers(0, 2**63, self.n, dtype=np.uint64)
         roots = search_roots(game, self.state, np.arange(self.n), seats, [int(k) for k in keys])
         if self.gumbel:  # the Gumbel noise explores: the sequential-halving winner is played
@@ -181,7 +207,14 @@ class SelfPlay:
             visits = target  # what the policy learns
         else:
             visits = root_visits(
-                game, roots, seats, net, self.simulations, keys, noise=self._noise(rng)
+                game,
+                roots,
+                seats,
+                net,
+                self.simulations,
+                keys,
+                noise=self._noise(rng),
+                rollout_mix=self.rollout_mix,
             )
             visits = np.where(mask, visits, 0.0)
             actions = self._choose(visits, mask, rng)
@@ -201,6 +234,8 @@ class SelfPlay:
             p.pidx.append(top[g].astype(np.int16))
             p.pprob.append(probs[g].astype(np.float16))
             p.seats.append(int(seats[g]))
+            if flagbits is not None:
+                p.flagbits.append(flagbits[g])
         game.learner_step(self.state, actions, out, validate=False)
         self.returns += out.rewards
         self.ply += 1
@@ -234,6 +269,7 @@ class SelfPlay:
                 np.stack(p.pidx),
                 np.stack(p.pprob),
                 relative_values(ret, seats).astype(np.float32),
+                np.stack(p.flagbits) if p.flagbits else None,
             )
         self.outcomes.append(float(self.returns[g, 0]))
         self.pending[g] = _Pending()
