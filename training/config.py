@@ -27,7 +27,7 @@ DEFAULT_OPPONENTS = "self:0.6,random:0.15,heuristic:0.25"
 #: What the learner observes (``--obs``): the env's planes, or a variant a game lists.
 PLANES = "planes"
 #: Fields a resumed run may change (the others define the run and must match).
-RESUMABLE = ("steps", "out", "threads", "time_limit", "opponents")
+RESUMABLE = ("steps", "out", "threads", "time_limit", "opponents", "train_against")
 
 
 def _opt(default: Any, help: str, **meta: Any) -> Any:
@@ -77,6 +77,13 @@ class TrainConfig:
         False,
         "alphazero: Gumbel root search (sequential halving) with completed-Q policy "
         "targets instead of PUCT visit counts with Dirichlet noise",
+    )
+    train_against: str = _opt(
+        "",
+        "alphazero: NAME:FRACTION,... share of the self-play games in which one seat "
+        "(alternating) is played by a fixed agent (e.g. heuristic:0.3); only the "
+        "network's own moves are stored; empty: pure self-play",
+        show_default=False,
     )
     rollout_mix: float = _opt(
         0.0,
@@ -203,6 +210,12 @@ def validate(cfg: TrainConfig) -> None:
         facade = registry.make_batch(cfg.game, cfg.players, obs=cfg.obs)
         if not callable(getattr(facade, "action_flags", None)):
             raise ValueError(f"--algo alphazero cannot read --obs {cfg.obs} (no action flags)")
+    if cfg.train_against:
+        if cfg.algo != "alphazero":
+            raise ValueError("--train-against is an --algo alphazero option (PPO: --opponents)")
+        from training.alphazero.selfplay import parse_against
+
+        parse_against(cfg.train_against, cfg.game)
     if not 0.0 <= cfg.rollout_mix <= 1.0:
         raise ValueError(f"--rollout-mix must be in [0, 1], got {cfg.rollout_mix}")
     if cfg.players > 1:

@@ -324,3 +324,47 @@ def test_selfplay_stores_each_position_with_its_flags() -> None:
     assert not (b["flags"].max(axis=1) > 0)[~b["mask"]].any()  # flags only on legal actions
     assert b["flags"][:, WIN_NOW].any()  # some position had a win in one
     assert np.isin(b["value"], (-1.0, 0.0, 1.0)).all()
+
+
+def test_train_against_items_are_checked_by_name() -> None:
+    from training.alphazero.selfplay import parse_against
+
+    assert parse_against("heuristic:0.3, mcts:16:0.2", "proteus") == [
+        ("heuristic", 0.3),
+        ("mcts:16", 0.2),
+    ]
+    for bad, msg in (
+        ("heuristic", "NAME:FRACTION"),
+        ("heuristic:1.5", "NAME:FRACTION"),
+        ("self:0.2", "rest is self-play"),
+        ("nobody:0.2", "nobody"),
+        ("heuristic:0.6,random:0.5", "more than 1"),
+    ):
+        with pytest.raises(ValueError, match=msg):
+            parse_against(bad, "proteus")
+    with pytest.raises(ValueError, match="alphazero option"):
+        validate(TrainConfig(game="proteus", train_against="heuristic:0.5"))
+    validate(TrainConfig(game="proteus", algo="alphazero", train_against="heuristic:0.5"))
+
+
+def test_selfplay_against_a_fixed_agent_stores_only_the_networks_moves() -> None:
+    """``--train-against random:1``: every game has a ``random`` seat (drawn per game);
+    the network searches and stores only its own moves, and the round counts those."""
+    game = registry.make_batch(GAME)
+    net = net_for(game, [16])
+    net.eval()
+    buf = ReplayBuffer(4096, tuple(game.obs_shape), game.num_actions, game.num_players, 4)
+    actor = SelfPlay(game, 6, 4, 0, buf, against=[("random", 1.0)])
+    rng = np.random.default_rng(0)
+    assert (actor.opp == 0).all() and set(actor.opp_seat.tolist()) <= {0, 1}
+    moved = rounds = 0
+    while actor.games_done < 4 and rounds < 3000:
+        mine = int((actor.opp_seat != actor.out.seat).sum())  # games where the network moves
+        n = actor.round(net, rng)
+        assert n == mine
+        moved += n
+        rounds += 1
+        for g, p in enumerate(actor.pending):
+            assert actor.opp_seat[g] not in p.seats  # the fixed agent's moves are not stored
+    assert actor.games_done >= 4 and actor.against_games[0] == actor.games_done
+    assert 0 < moved < rounds * 6  # the fixed agent made the other moves

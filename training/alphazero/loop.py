@@ -39,7 +39,7 @@ import numpy as np
 
 from agents.az import AZAgent, net_for, save_weights
 from envs import registry
-from training.alphazero.selfplay import ReplayBuffer, SelfPlay
+from training.alphazero.selfplay import ReplayBuffer, SelfPlay, parse_against
 from training.config import TrainConfig
 from training.run_io import TrainResult, in_main_thread
 from training.run_io import atomic_write as _atomic
@@ -252,6 +252,7 @@ def train(cfg: TrainConfig, resume: bool, progress: bool, quiet: bool) -> TrainR
         run.buffer,
         gumbel=cfg.gumbel,
         rollout_mix=cfg.rollout_mix,
+        against=parse_against(cfg.train_against, cfg.game) if cfg.train_against else None,
     )
     from torch.utils.tensorboard import SummaryWriter
 
@@ -285,27 +286,32 @@ def train(cfg: TrainConfig, resume: bool, progress: bool, quiet: bool) -> TrainR
             if cfg.time_limit > 0 and time.perf_counter() - t0 > 60.0 * cfg.time_limit:
                 break
             ts = time.perf_counter()
-            actor.round(run.net, run.rng)
+            moved = actor.round(run.net, run.rng)  # the network's searched moves
             if first:  # the first round compiles the search: not part of the throughput
                 first = False
             else:
                 run.selfplay_seconds += time.perf_counter() - ts
-                run.timed_positions += cfg.n_envs
-            run.positions += cfg.n_envs
+                run.timed_positions += moved
+            run.positions += moved
             run.games = games_before + actor.games_done
-            run.due += cfg.n_envs * cfg.n_epochs / cfg.batch_size
+            run.due += moved * cfg.n_epochs / cfg.batch_size
             ts = time.perf_counter()
             while run.due >= 1.0 and run.buffer.size >= min(cfg.batch_size, cfg.replay_size):
                 losses = run.update()
                 run.due -= 1.0
             run.update_seconds += time.perf_counter() - ts
             if bar is not None:
-                bar.update(cfg.n_envs)
+                bar.update(moved)
             now = time.perf_counter()
             if now - last_report >= 30.0:
                 last_report = now
                 rates = _rates(run)
-                for k, v in {**losses, **rates}.items():
+                against = {
+                    f"selfplay/win_rate_vs_{name}": actor.against_wins[k] / actor.against_games[k]
+                    for k, (name, _) in enumerate(actor.against)
+                    if actor.against_games[k]
+                }
+                for k, v in {**losses, **rates, **against}.items():
                     tb.add_scalar(k, v, run.positions)
                 tb.add_scalar("replay/size", run.buffer.size, run.positions)
                 if not progress and not quiet:
@@ -314,7 +320,8 @@ def train(cfg: TrainConfig, resume: bool, progress: bool, quiet: bool) -> TrainR
                         f"{run.updates:,} buffer {run.buffer.size:,} "
                         f"{rates['throughput/selfplay_positions_per_s']:,.0f} pos/s "
                         f"{rates['throughput/updates_per_s']:,.1f} upd/s "
-                        + " ".join(f"{k.split('/')[1]} {v:.3f}" for k, v in losses.items()),
+                        + " ".join(f"{k.split('/')[1]} {v:.3f}" for k, v in losses.items())
+                        + "".join(f" {k[9:]} {v:.2f}" for k, v in against.items()),
                         flush=True,
                     )
             if run.positions >= next_ckpt:

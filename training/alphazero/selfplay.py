@@ -28,6 +28,37 @@ from agents.az import (
     root_visits,
     search_roots,
 )
+from agents.base import ActContext
+
+
+def parse_against(spec: str, game: str) -> list[tuple[str, float]]:
+    """``"heuristic:0.3,mcts:16:0.1"`` -> [(agent name, fraction of games)] for ``game``.
+
+    ValueError naming the item: no fraction, a fraction outside (0, 1], a total over 1,
+    ``self`` (that is the rest), or an agent ``game`` does not have.
+    """
+    from agents.registry import resolve
+
+    items: list[tuple[str, float]] = []
+    for raw in spec.split(","):
+        raw = raw.strip()
+        if not raw:
+            continue
+        name, _, frac = raw.rpartition(":")
+        try:
+            f = float(frac)
+        except ValueError:
+            raise ValueError(f"--train-against item {raw!r}: give NAME:FRACTION") from None
+        if not name or not 0.0 < f <= 1.0:
+            raise ValueError(f"--train-against item {raw!r}: give NAME:FRACTION in (0, 1]")
+        if name == "self":
+            raise ValueError("--train-against lists fixed agents; the rest is self-play")
+        resolve(game, name)  # ValueError naming an unknown agent
+        items.append((name, f))
+    if sum(f for _, f in items) > 1.0 + 1e-9:
+        raise ValueError(f"--train-against {spec!r}: the fractions add up to more than 1")
+    return items
+
 
 #: plies per game played by sampling from the visit counts (exploration); greedy after
 TEMPERATURE_PLIES = 12
@@ -154,6 +185,7 @@ class SelfPlay:
         buffer: ReplayBuffer,
         gumbel: bool = False,
         rollout_mix: float = 0.0,
+        against: list[tuple[str, float]] | None = None,
     ) -> None:
         self.game = game
         #: weight of a random playout in each leaf's value (``SearchConfig.rollout_mix``)
@@ -172,6 +204,35 @@ class SelfPlay:
         self.pending = [_Pending() for _ in range(self.n)]
         self.games_done = 0
         self.outcomes: list[float] = []  # seat 0's return of finished games (diagnostics)
+        # games against fixed agents: per game the opponent's index into ``self.agents``
+        # (-1: self-play) and the seat it holds; drawn anew whenever a game starts
+        self.against = list(against or [])
+        self.agents = [self._make(name, k) for k, (name, _) in enumerate(self.against)]
+        self.draw_rng = np.random.default_rng(np.random.SeedSequence([seed, 0xA9]))
+        self.opp = np.full(self.n, -1, np.int64)
+        self.opp_seat = np.full(self.n, -1, np.int64)
+        self.against_games = np.zeros(len(self.against), np.int64)
+        self.against_wins = np.zeros(len(self.against), np.int64)  # the network's wins
+        for g in range(self.n):
+            self._assign(g)
+
+    def _make(self, name: str, k: int) -> Any:
+        from agents.registry import make_agent
+
+        return make_agent(self.game.name, name, 7919 * (k + 1))
+
+    def _assign(self, g: int) -> None:
+        """Draw who plays game ``g``: self-play, or a fixed agent in one seat."""
+        self.opp[g] = self.opp_seat[g] = -1
+        if not self.against:
+            return
+        u = self.draw_rng.random()
+        for k, (_, frac) in enumerate(self.against):
+            if u < frac:
+                self.opp[g] = k
+                self.opp_seat[g] = self.draw_rng.integers(0, int(self.game.num_players))
+                return
+            u -= frac
 
     def _noise(self, rng: np.random.Generator) -> Any:
         def add(priors: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -186,15 +247,50 @@ class SelfPlay:
         return add
 
     def round(self, net: Any, rng: np.random.Generator) -> int:
-        """Search and play one move in every game; returns the positions that finished."""
+        """Play one move in every game (searched where the network moves); returns how many
+        moves the network searched (the run's position counter)."""
         game, out = self.game, self.out
         seats = out.seat.copy()
         mask = out.mask.copy()
         codes = out.obs.copy()
-        flags = action_flags(net, game, self.state, seats)
-        flagbits = None if flags is None else np.packbits(flags.reshape(self.n, -1) > 0, axis=1)
         keys = rng.integers(0, 2**63, self.n, dtype=np.uint64)
-        roots = search_roots(game, self.state, np.arange(self.n), seats, [int(k) for k in keys])
+        fixed = (self.opp >= 0) & (self.opp_seat == seats)  # a fixed agent moves there
+        mine = np.flatnonzero(~fixed)
+        actions = np.zeros(self.n, np.int64)
+        for k, agent in enumerate(self.agents):
+            idx = np.flatnonzero(fixed & (self.opp == k))
+            if len(idx):
+                sub = game.take(self.state, idx)
+                ctx = ActContext(game=game, state=sub, seats=seats[idx])
+                obs = game.observe(sub, seats[idx]) if agent.needs_observation else codes[idx]
+                actions[idx] = agent.act(obs, mask[idx], ctx if agent.needs_context else None)
+        if len(mine):
+            self._search(net, rng, mine, seats, mask, codes, keys, actions)
+        game.learner_step(self.state, actions, out, validate=bool(len(self.agents)))
+        self.returns += out.rewards
+        self.ply += 1
+        for g in np.flatnonzero(out.done):
+            self._finish(int(g))
+        return len(mine)
+
+    def _search(
+        self,
+        net: Any,
+        rng: np.random.Generator,
+        mine: np.ndarray,
+        all_seats: np.ndarray,
+        all_mask: np.ndarray,
+        all_codes: np.ndarray,
+        all_keys: np.ndarray,
+        actions: np.ndarray,
+    ) -> None:
+        """Search games ``mine`` (the network's moves), store their positions, set their
+        ``actions``."""
+        game = self.game
+        seats, mask, codes, keys = all_seats[mine], all_mask[mine], all_codes[mine], all_keys[mine]
+        flags = action_flags(net, game, game.take(self.state, mine), seats)
+        flagbits = None if flags is None else np.packbits(flags.reshape(len(mine), -1) > 0, axis=1)
+        roots = search_roots(game, self.state, mine, seats, [int(k) for k in keys])
         if self.gumbel:  # the Gumbel noise explores: the sequential-halving winner is played
             visits, qsum, allowed, priors, rel = gumbel_search(
                 game, roots, seats, net, self.simulations, keys
@@ -203,7 +299,7 @@ class SelfPlay:
             none = ~allowed.any(axis=1)  # no searched root action: every legal move
             allowed[none] = mask[none]
             target = improved_policy(priors, rel[:, 0], visits, qsum, allowed)
-            actions = np.where(allowed, visits, -1.0).argmax(axis=1)
+            chosen = np.where(allowed, visits, -1.0).argmax(axis=1)
             visits = target  # what the policy learns
         else:
             visits = root_visits(
@@ -217,7 +313,7 @@ class SelfPlay:
                 rollout_mix=self.rollout_mix,
             )
             visits = np.where(mask, visits, 0.0)
-            actions = self._choose(visits, mask, rng)
+            chosen = self._choose(visits, mask, rng, self.ply[mine])
         top = (
             np.argpartition(-visits, self.k - 1, axis=1)[:, : self.k]
             if self.k < visits.shape[1]
@@ -227,28 +323,24 @@ class SelfPlay:
         probs = probs / np.maximum(probs.sum(axis=1, keepdims=True), 1e-9)
         bits = np.packbits(mask, axis=1)
         multi = mask.sum(axis=1) > 1  # a forced move teaches nothing: not stored
-        for g in np.flatnonzero(multi):
-            p = self.pending[g]
-            p.obs.append(codes[g])
-            p.maskbits.append(bits[g])
-            p.pidx.append(top[g].astype(np.int16))
-            p.pprob.append(probs[g].astype(np.float16))
-            p.seats.append(int(seats[g]))
+        for j in np.flatnonzero(multi):
+            p = self.pending[int(mine[j])]
+            p.obs.append(codes[j])
+            p.maskbits.append(bits[j])
+            p.pidx.append(top[j].astype(np.int16))
+            p.pprob.append(probs[j].astype(np.float16))
+            p.seats.append(int(seats[j]))
             if flagbits is not None:
-                p.flagbits.append(flagbits[g])
-        game.learner_step(self.state, actions, out, validate=False)
-        self.returns += out.rewards
-        self.ply += 1
-        finished = 0
-        for g in np.flatnonzero(out.done):
-            finished += self._finish(int(g))
-        return finished
+                p.flagbits.append(flagbits[j])
+        actions[mine] = chosen
 
-    def _choose(self, visits: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def _choose(
+        self, visits: np.ndarray, mask: np.ndarray, rng: np.random.Generator, ply: np.ndarray
+    ) -> np.ndarray:
         """Sampled from the visits in a game's first plies, the most visited after."""
         greedy = visits.argmax(axis=1)
         actions = greedy.copy()
-        for g in np.flatnonzero(self.ply < TEMPERATURE_PLIES):
+        for g in np.flatnonzero(ply < TEMPERATURE_PLIES):
             v = visits[g]
             s = v.sum()
             if s > 0:
@@ -257,7 +349,7 @@ class SelfPlay:
         actions[none] = mask[none].argmax(axis=1)
         return actions
 
-    def _finish(self, g: int) -> int:
+    def _finish(self, g: int) -> None:
         p = self.pending[g]
         n = len(p.obs)
         if n:
@@ -272,8 +364,13 @@ class SelfPlay:
                 np.stack(p.flagbits) if p.flagbits else None,
             )
         self.outcomes.append(float(self.returns[g, 0]))
+        k = int(self.opp[g])
+        if k >= 0:  # the network's result against the fixed agent (diagnostics, the log)
+            self.against_games[k] += 1
+            me = [s for s in range(self.returns.shape[1]) if s != self.opp_seat[g]][0]
+            self.against_wins[k] += int(self.returns[g, me] > 0)
+        self._assign(g)
         self.pending[g] = _Pending()
         self.returns[g] = 0.0
         self.ply[g] = 0
         self.games_done += 1
-        return n
