@@ -36,7 +36,7 @@ from agents.search.roots import check_legal, digest, open_decisions
 #: where the shipped weights are (package data)
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 #: simulations per move of the plain name ``az``
-AZ_DEFAULT_SIMULATIONS = 64
+AZ_DEFAULT_SIMULATIONS = 256
 #: weight of a random playout in each leaf's value when ``az`` / ``az:N`` search
 #: (``SearchConfig.rollout_mix``; measured in docs/results.md)
 AZ_DEFAULT_ROLLOUT_MIX = 0.5
