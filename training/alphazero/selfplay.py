@@ -10,6 +10,9 @@ legal mask (bit-packed), the root's visit distribution (only the visited actions
 search of N simulations visits at most N) and the final returns of every seat, ordered
 from the position's mover on (the value head's order, ``agents.az.relative_values``).
 Games in progress when a run stops are not kept (a resumed run starts fresh games).
+A network trained with ``--obs lookahead`` also gets each position's per-action flags
+stored (bit-packed). With ``--train-against`` a share of the games has a fixed agent in
+one seat: its moves are played, not searched or stored.
 """
 
 from __future__ import annotations
