@@ -89,7 +89,7 @@ def build_net(
     """A fresh :class:`PolicyValueNet` (an MLP trunk, a policy and a value head).
 
     ``n_flags`` > 0: the network also reads ``n_flags`` facts per action (the game's
-    ``obs`` variant's ``action_flags``, e.g. Proteus's lookahead: wins / loses / draws at
+    ``obs`` variant's ``action_flags``, e.g. a ``lookahead`` variant's: wins / loses / draws at
     once, leaves the opponent a win): they enter the trunk with the codes, and each
     action's logit gets ``FLAG_SCALE * sum_f w_f * flag[f, a]`` with one learned weight
     per flag shared by all actions (zero at the start; as ``agents.networks``' head for
