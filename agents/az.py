@@ -134,13 +134,12 @@ def build_net(
                 if flags is None:
                     raise ValueError(f"this network reads {n_flags} flags per action: pass flags")
                 f = flags.float().reshape(x.shape[0], n_flags, int(num_actions))
-                h = self.trunk(torch.cat([x, f.reshape(x.shape[0], -1)], dim=1))
-                logits = self.policy(h) + torch.einsum(
-                    "bfa,f->ba", f, FLAG_SCALE * self.flag_weight
-                )
-                return logits, torch.tanh(self.value(h))
+                x = torch.cat([x, f.reshape(x.shape[0], -1)], dim=1)
             h = self.trunk(x)
-            return self.policy(h), torch.tanh(self.value(h))
+            logits = self.policy(h)
+            if n_flags:
+                logits = logits + torch.einsum("bfa,f->ba", f, FLAG_SCALE * self.flag_weight)
+            return logits, torch.tanh(self.value(h))
 
     return PolicyValueNet()
 

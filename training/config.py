@@ -207,9 +207,9 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.algo not in algos:
         raise ValueError(f"--algo {cfg.algo!r}: {cfg.game} trains {' or '.join(algos)}")
     if cfg.algo == "alphazero" and cfg.obs != PLANES:
-        facade = registry.make_batch(cfg.game, cfg.players, obs=cfg.obs)
-        if not callable(getattr(facade, "action_flags", None)):
-            raise ValueError(f"--algo alphazero cannot read --obs {cfg.obs} (no action flags)")
+        from agents.az import flag_facade  # ValueError unless the variant has action_flags
+
+        flag_facade(registry.make_batch(cfg.game, cfg.players), cfg.obs)
     if cfg.train_against:
         if cfg.algo != "alphazero":
             raise ValueError("--train-against is an --algo alphazero option (PPO: --opponents)")
