@@ -46,6 +46,7 @@ from agents.search.tree import (
     add_child,
     add_edges,
     backup,
+    draw_returns,
     root_stats,
     select_edge,
     specialize,
@@ -84,6 +85,7 @@ class SearchConfig:
     gumbel: bool = False  # Gumbel-top-k + sequential halving at the root
     considered: int = 16  # root actions kept by Gumbel-top-k
     rollout_mix: float = 0.0  # weight of a random playout in a callback-valued leaf
+    contempt: float = 0.0  # a drawn ending: -contempt to the root's seat, + to the others
 
     def __post_init__(self) -> None:
         if self.mode not in ("uct", "puct"):
@@ -94,6 +96,8 @@ class SearchConfig:
             raise ValueError(f"considered must be >= 1, got {self.considered}")
         if not 0.0 <= self.rollout_mix <= 1.0:
             raise ValueError(f"rollout_mix must be in [0, 1], got {self.rollout_mix}")
+        if not 0.0 <= self.contempt <= 1.0:
+            raise ValueError(f"contempt must be in [0, 1], got {self.contempt}")
 
 
 @dataclass
@@ -129,6 +133,7 @@ def _simulate_py(
             g_copy(G, NS, s, s + 1)
             src = s + 1
         key[t] = g_playout(G, NS, src, key[t], max_steps, ret, rew)
+        draw_returns(TR, t, ret)
         total += ret
     backup(TR, t, node, total, rollouts)
     return rollouts
@@ -262,6 +267,7 @@ def _expand_all_py(G, NS, TR, leaf, priors, values, allowed, noallow, mix, max_s
         if mix > 0.0:  # the playout runs on the spare slot: the leaf's own stays intact
             g_copy(G, NS, s, s + 1)
             key[t] = g_playout(G, NS, s + 1, key[t], max_steps, ret, rew)
+            draw_returns(TR, t, ret)
             v = (1.0 - mix) * v + mix * ret
         backup(TR, t, node, v, 1)
         TR[12][t] += 1
@@ -392,7 +398,10 @@ def search(
     # edge room: about the root's branching factor per node (grown on demand)
     width = min(A, int(allowed.sum(axis=1).max()) + 8)
     edges = max(2 * A, (int(np.max(budgets)) + 1) * width)
-    trees = Trees.allocate(np.asarray(budgets), P, seats, edges, np.asarray(keys, np.uint64))
+    # contempt: a drawn ending costs the root's seat, the others share the gain (zero-sum)
+    draw = np.full((T, P), cfg.contempt / max(P - 1, 1))
+    draw[np.arange(T), seats] = -cfg.contempt
+    trees = Trees.allocate(np.asarray(budgets), P, seats, edges, np.asarray(keys, np.uint64), draw)
     if cfg.gumbel:
         _gumbel_root(
             fns, G, NS, trees, cfg, mode, A, allowed, noallow, noprior, evaluate, game, slots

@@ -57,6 +57,7 @@ class Trees:
     sims: np.ndarray  # (T,) int32 simulations done
     budget: np.ndarray  # (T,) int32 simulations to do
     key: np.ndarray  # (T,) uint64 each tree's splitmix64 key (playouts, Gumbel noise)
+    draw: np.ndarray  # (T, P) float64 the returns a drawn ending backs up (contempt)
 
     @classmethod
     def allocate(
@@ -66,8 +67,10 @@ class Trees:
         root_player: np.ndarray,
         edges: int,
         keys: np.ndarray,
+        draw: np.ndarray | None = None,
     ) -> Trees:
-        """Empty trees (only the root node, not yet expanded) for the given budgets."""
+        """Empty trees (only the root node, not yet expanded) for the given budgets;
+        ``draw`` (T, P): what a drawn ending is worth to each seat (zeros by default)."""
         t = len(budgets)
         m = int(np.max(budgets)) + 2
         tr = cls(
@@ -86,6 +89,7 @@ class Trees:
             sims=np.zeros(t, np.int32),
             budget=np.asarray(budgets, np.int32).copy(),
             key=np.asarray(keys, np.uint64).copy(),
+            draw=np.zeros((t, players)) if draw is None else np.asarray(draw, np.float64).copy(),
         )
         tr.count[:, 0] = 1
         tr.player[:, 0] = root_player
@@ -184,7 +188,20 @@ def add_child(TR, t, node, e, player_now, rew):
     mover = player[t, node]
     if player_now < 0 and win[t, node] < 0 and rew[mover] > 0:
         win[t, node] = e
+    if player_now < 0:  # a drawn ending is worth what the tree's ``draw`` row says
+        draw_returns(TR, t, r[t, ch])
     return ch
+
+
+@njit(cache=True)
+def draw_returns(TR, t, ret):
+    """If ``ret`` (P,) are the returns of a drawn ending (all zero), make them tree
+    ``t``'s draw values (contempt: below zero for the root's seat), in place."""
+    for s in range(ret.shape[0]):
+        if ret[s] != 0.0:
+            return
+    for s in range(ret.shape[0]):
+        ret[s] = TR[15][t, s]
 
 
 @njit(cache=True)

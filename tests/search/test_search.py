@@ -346,3 +346,36 @@ def test_rollout_mix_weighs_a_playout_into_each_callback_leaf(key: str) -> None:
     np.testing.assert_array_equal(one.qsum[0], c.qsum[2])
     with pytest.raises(ValueError, match="rollout_mix"):
         SearchConfig(mode="puct", rollout_mix=1.5)
+
+
+def test_contempt_values_a_drawn_ending_below_zero_for_the_root_seat() -> None:
+    """``contempt`` c: a drawn ending backs up -c for the root's seat and +c for the other
+    (two players, zero-sum), both where the tree reaches it and where a playout does.
+
+    Tree: with PR-17's turn limit at 1 every first placement ends the game drawn, so each
+    root action's mean is exactly -c (PR-16 cannot end it sooner: no GOLD tile is active).
+    Playouts: cut off after 0 steps they are draws too (``max_rollout_steps``)."""
+    keys = np.arange(3, dtype=np.uint64) + 5
+    for mode in ("uct", "puct"):
+        game = ProteusBatch(max_turns=1)
+        st = game.init(3, 0)
+        seats = game.current_player(st)
+        for c in (0.0, 0.4):
+            res = search(game, st, seats, np.full(3, 12), keys, SearchConfig(mode=mode, contempt=c))
+            seen = res.visits > 0
+            assert seen.sum(axis=1).min() >= 2
+            np.testing.assert_allclose(res.qsum[seen] / res.visits[seen], -c)
+    for key in ("proteus", "vf2"):
+        game = GAMES[key]()
+        st = game.init(3, 1)
+        seats = np.asarray(game.current_player(st), np.int64)
+        cfg = SearchConfig(max_rollout_steps=0, contempt=0.25, safety_check=False)
+        res = search(game, st, seats, np.full(3, 20), keys, cfg)
+        tr = res.trees
+        for t in range(3):
+            mean = tr.w[t, 0] / tr.n[t, 0]  # every visit a cut-off playout: a draw
+            want = np.full(2, 0.25)
+            want[seats[t]] = -0.25
+            np.testing.assert_allclose(mean, want)
+    with pytest.raises(ValueError, match="contempt"):
+        SearchConfig(contempt=-0.1)
