@@ -4,11 +4,13 @@ Names are the ladder's agent keys (stored in the match database), so they are st
 strings. Every game has ``random``; its registry entry adds its own agents (``agents``)
 and whether the generic MCTS plays it (``search``). Parametrised names are parsed:
 ``mcts:N`` is MCTS with N playouts per move, ``az`` / ``az:N`` the shipped
-AlphaZero network guiding a search of 256 / N simulations and ``az-policy`` the network
+AlphaZero network guiding a search of 1,024 / N simulations and ``az-policy`` the network
 alone (where ``agents/weights`` holds weights for the game), ``openspiel-mcts:N`` OpenSpiel's own
 ``MCTSBot`` with N simulations (an outside anchor), ``mcts-python:N`` the previous
 Python-tree MCTS (for comparisons), ``policy:PATH`` loads a trained checkpoint
-through ``agents.policy.PolicyAgent``. Factories take a seed and return a fresh agent;
+through ``agents.policy.PolicyAgent`` (its most likely legal action; ``policy-sampled:PATH``
+samples from its distribution instead: a deterministic policy against a deterministic
+opponent replays the same game, so measurements against it want the sampled form). Factories take a seed and return a fresh agent;
 agent modules are imported lazily.
 
 ``GAMES``, ``REGISTRY`` and ``DEFAULT_AGENTS`` are kept for old callers; they are
@@ -136,20 +138,20 @@ def resolve(game: str, name: str) -> Factory:
         if kind == "openspiel-mcts" and games.get(game).openspiel is None:
             raise ValueError(f"bad agent {name!r}: {game} has no OpenSpiel game")
         return _searcher(kind, _count(name, kind, arg))
-    if kind == "policy" and arg:
-        path = arg
+    if kind in ("policy", "policy-sampled") and arg:
+        path, greedy = arg, kind == "policy"
 
         def make(seed: int) -> Agent:
             from agents import policy
 
-            return policy.PolicyAgent.load(path, game=game, seed=seed)
+            return policy.PolicyAgent.load(path, game=game, seed=seed, deterministic=greedy)
 
         return make
     known = ", ".join(
         sorted(table)
         + ([f"{k}:N" for k in ("mcts", *_SEARCHERS)] if search else [])
         + (["az:N"] if "az" in table else [])
-        + ["policy:PATH"]
+        + ["policy:PATH", "policy-sampled:PATH"]
     )
     raise ValueError(f"unknown agent {name!r} for {game}; known: {known}")
 

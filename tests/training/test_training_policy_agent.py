@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -94,6 +95,28 @@ def test_registry_policy_name_reaches_policy_agent_load(model_dir: Path) -> None
     # the registry's policy:PATH goes through PolicyAgent.load, which checks the game
     with pytest.raises(ValueError, match="trained on tests.tictactoe:TicTacToe, not proteus"):
         make_agent("proteus", f"policy:{model_dir}")
+
+
+def test_registry_policy_sampled_name_samples(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``policy:PATH`` takes the most likely action, ``policy-sampled:PATH`` samples."""
+    from agents import policy
+    from agents.registry import make_agent
+
+    calls: list[tuple[str, bool, int | None]] = []
+    real = policy.PolicyAgent.load
+
+    def spy(path: Any, game: Any = None, seed: Any = 0, deterministic: bool = True) -> Any:
+        calls.append((str(path), deterministic, seed))
+        return real(path, seed=seed, deterministic=deterministic)
+
+    monkeypatch.setattr(policy.PolicyAgent, "load", spy)
+    greedy = make_agent("proteus", f"policy:{model_dir}", seed=3)
+    sampled = make_agent("proteus", f"policy-sampled:{model_dir}", seed=4)
+    assert calls == [(str(model_dir), True, 3), (str(model_dir), False, 4)]
+    assert greedy.deterministic and not sampled.deterministic
+    assert sampled.name == f"policy-sampled:{model_dir}"
 
 
 def test_snapshot_is_frozen_and_independent_of_the_learner(model_dir: Path) -> None:
