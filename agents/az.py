@@ -14,12 +14,19 @@ alike; :func:`net_evaluator` turns that into the search callback of
 A network trained with ``--obs lookahead`` also reads the game's per-action lookahead
 flags (:func:`build_net`); its weight file says so, and the agents compute them.
 ``az`` values each searched leaf half by the network, half by one random playout
-(``AZ_DEFAULT_ROLLOUT_MIX``, AlphaGo's mixed evaluation; docs/results.md measures why).
+(``AZ_DEFAULT_ROLLOUT_MIX``, AlphaGo's mixed evaluation; docs/results.md measures why),
+searches 1,024 simulations a move (the budget of ``mcts:1000``) and counts a drawn ending
+as -0.3 for its own seat (``AZ_DEFAULT_CONTEMPT``: a draw is no win, so its search
+steers away from repetitions and turn limits it could play on from).
 
 Shipped weights live in ``agents/weights/<game>_<P>p.pt`` (package data); ``az`` and
 ``az-policy`` exist for a game when such a file does. Hidden information: during a
-hidden setup ``az`` searches a determinized root (one sample from what the seat has
-seen, as ``openspiel-mcts:N``); the network only ever reads the seat's own observation.
+hidden setup ``az`` searches ``determinizations`` samples of what the seat has not seen
+(sharing the budget, their root visits summed, as ``mcts:N``); the network only ever
+reads the seat's own observation. Keys as for ``mcts:N``
+(``agents.search.roots.decision_roots``): a game's draws depend on the seed and that
+game's own state, so the games of a batch are searched with different draws, and a seed
+plays the same moves whatever the batch.
 """
 
 from __future__ import annotations
@@ -31,15 +38,17 @@ import numpy as np
 
 from agents.base import ActContext, Agent
 from agents.rollout import concat
-from agents.search.roots import check_legal, digest, open_decisions
+from agents.search.roots import check_legal, decision_roots, open_decisions
 
 #: where the shipped weights are (package data)
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 #: simulations per move of the plain name ``az``
-AZ_DEFAULT_SIMULATIONS = 256
+AZ_DEFAULT_SIMULATIONS = 1024
 #: weight of a random playout in each leaf's value when ``az`` / ``az:N`` search
 #: (``SearchConfig.rollout_mix``; measured in docs/results.md)
 AZ_DEFAULT_ROLLOUT_MIX = 0.5
+#: what a drawn ending costs ``az``'s seat in its search (SearchConfig.contempt)
+AZ_DEFAULT_CONTEMPT = 0.3
 #: logits per unit of a flag weight (as ``agents.networks.FLAG_SCALE``, without torch)
 FLAG_SCALE = 10.0
 
@@ -307,17 +316,21 @@ def root_visits(
     roots: Any,
     seats: np.ndarray,
     net: Any,
-    simulations: int,
+    simulations: int | np.ndarray,
     keys: np.ndarray,
     c_puct: float = 1.25,
     noise: Any = None,
     rollout_mix: float = 0.0,
+    contempt: float = 0.0,
 ) -> np.ndarray:
     """(T, A) root visit counts of a PUCT search guided by ``net`` (self-play and ``az``);
-    ``rollout_mix``: weight of a random playout in each leaf's value (``SearchConfig``)."""
+    ``rollout_mix``: weight of a random playout in each leaf's value, ``contempt``: what a
+    drawn ending costs the root's seat (both ``SearchConfig``)."""
     from agents.search.driver import SearchConfig
 
-    cfg = SearchConfig(mode="puct", c=c_puct, safety_check=True, rollout_mix=rollout_mix)
+    cfg = SearchConfig(
+        mode="puct", c=c_puct, safety_check=True, rollout_mix=rollout_mix, contempt=contempt
+    )
     return _net_search(game, roots, seats, net, simulations, keys, cfg, noise).visits
 
 
@@ -326,7 +339,7 @@ def _net_search(
     roots: Any,
     seats: np.ndarray,
     net: Any,
-    simulations: int,
+    simulations: int | np.ndarray,
     keys: np.ndarray,
     cfg: Any,
     noise: Any = None,
@@ -337,7 +350,7 @@ def _net_search(
     (``root_eval``: see :func:`net_evaluator`'s ``roots``)."""
     from agents.search.driver import search
 
-    budgets = np.full(len(seats), int(simulations), np.int64)
+    budgets = np.broadcast_to(np.asarray(simulations, np.int64), (len(seats),)).copy()
     ev = net_evaluator(net, game, noise, root_eval)
     return search(game, roots, np.asarray(seats), budgets, np.asarray(keys, np.uint64), cfg, ev)
 
@@ -426,11 +439,19 @@ class AZAgent(Agent):
         seed: int | None = 0,
         c_puct: float = 1.25,
         rollout_mix: float = AZ_DEFAULT_ROLLOUT_MIX,
+        contempt: float = AZ_DEFAULT_CONTEMPT,
+        determinizations: int = 4,
     ) -> None:
         if simulations < 0:
             raise ValueError(f"simulations must be >= 0, got {simulations}")
         if not 0.0 <= rollout_mix <= 1.0:
             raise ValueError(f"rollout_mix must be in [0, 1], got {rollout_mix}")
+        if not 0.0 <= contempt <= 1.0:
+            raise ValueError(f"contempt must be in [0, 1], got {contempt}")
+        if determinizations < 1:
+            raise ValueError(f"determinizations must be >= 1, got {determinizations}")
+        self.determinizations = int(determinizations)
+        self.contempt = float(contempt)
         self.rollout_mix = float(rollout_mix)
         self.simulations = int(simulations)
         self.weights = None if weights is None else Path(weights)
@@ -478,19 +499,24 @@ class AZAgent(Agent):
             raise ValueError(f"no legal action in game {int(np.flatnonzero(~mask.any(axis=1))[0])}")
         out, idx = open_decisions(mask)
         if len(idx):
-            seats = np.asarray(context.seats, np.int64)[idx]
-            keys = [digest(self.seed, [np.asarray(obs[i]), mask[i]]) for i in idx]
-            roots = search_roots(game, state, idx, seats, keys)
+            seats = np.asarray(context.seats, np.int64)
+            roots, own, keys = decision_roots(
+                game, state, obs, mask, seats, idx, self.seed, self.determinizations
+            )
+            per_game = np.bincount(own, minlength=len(mask))
             visits = root_visits(
                 game,
-                roots,
-                seats,
+                concat(game, roots),
+                seats[own],
                 net,
-                self.simulations,
-                np.array(keys, np.uint64),
+                np.maximum(1, self.simulations // per_game[own]),
+                keys,
                 self.c_puct,
                 rollout_mix=self.rollout_mix,
+                contempt=self.contempt,
             )
-            visits = np.where(mask[idx], visits, -1.0)
-            out[idx] = visits.argmax(axis=1)
+            total = np.zeros(mask.shape)
+            np.add.at(total, own, visits)  # a hidden setup's samples vote together
+            total = np.where(mask, total, -1.0)
+            out[idx] = total[idx].argmax(axis=1)
         return check_legal("AZAgent", mask, out)

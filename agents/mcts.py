@@ -25,8 +25,6 @@ functions (``envs/<game>/search_api.py``) is searched by the previous Python-tre
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from agents.base import ActContext
@@ -37,10 +35,9 @@ from agents.search.roots import (
     UCTAgent,
     board_context,
     check_legal,
+    decision_roots,
     open_decisions,
     position_key,
-    root_samples,
-    view_key,
 )
 
 __all__ = ["MCTSAgent", "position_key", "safe_actions"]
@@ -79,25 +76,12 @@ class MCTSAgent(UCTAgent):
         if not supports(game):
             return self._python_tree().act(obs, mask, context)
         out, todo = open_decisions(mask)
-        roots: list[Any] = []
-        owner: list[int] = []
-        keys: list[int] = []
-        for i in todo:
-            seat = int(seats[i])
-            # what the seat sees decides the hidden-setup samples; a position without
-            # hidden parts is keyed by the whole game state (module docstring)
-            key = view_key(self.seed, obs[i], mask[i], seat)
-            one = game.take(state, np.array([i]))
-            rng = np.random.default_rng(key)
-            samples = root_samples(game, one, seat, rng, self.determinizations)
-            if len(samples) == 1:
-                key = position_key(game, state, i, self.seed)
-            for j, r in enumerate(samples):
-                roots.append(r)
-                owner.append(i)
-                keys.append((key + 0x9E3779B97F4A7C15 * (j + 1)) & 0xFFFFFFFFFFFFFFFF)
+        # what the seat sees decides the hidden-setup samples; a position without
+        # hidden parts is keyed by the whole game state (module docstring)
+        roots, own, keys = decision_roots(
+            game, state, obs, mask, seats, todo, self.seed, self.determinizations
+        )
         if roots:
-            own = np.array(owner)
             per_game = np.bincount(own, minlength=len(mask))
             budgets = np.maximum(1, self.simulations // per_game[own])
             res = search(
@@ -105,7 +89,7 @@ class MCTSAgent(UCTAgent):
                 concat(game, roots),
                 seats[own],
                 budgets,
-                np.array(keys, np.uint64),
+                keys,
                 self.config,
             )
             for i in np.unique(own):

@@ -23,6 +23,7 @@ __all__ = [
     "UCTAgent",
     "board_context",
     "check_legal",
+    "decision_roots",
     "digest",
     "open_decisions",
     "position_key",
@@ -100,6 +101,42 @@ def root_samples(
     if same_state(samples[0], samples[1]):  # nothing hidden: perfect information
         return samples[:1]
     return samples[:count]
+
+
+def decision_roots(
+    game: Any,
+    state: Any,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    seats: np.ndarray,
+    todo: np.ndarray,
+    seed: int,
+    count: int,
+) -> tuple[list[Any], np.ndarray, np.ndarray]:
+    """The search roots of the open decisions ``todo``: (roots, the game each belongs to,
+    each root's 64-bit key).
+
+    Per game, ``count`` samples of a hidden setup drawn from what the seat sees
+    (:func:`root_samples`), or the position itself where nothing is hidden. Keys: during a
+    hidden setup what the seat sees (:func:`view_key`), otherwise the whole game state
+    (:func:`position_key`: it holds the game's own RNG key, so the games of a batch are
+    searched with different draws even from the same position), plus the sample's index.
+    """
+    roots: list[Any] = []
+    owner: list[int] = []
+    keys: list[int] = []
+    for i in todo:
+        seat = int(seats[i])
+        key = view_key(seed, obs[i], mask[i], seat)
+        one = game.take(state, np.array([i]))
+        samples = root_samples(game, one, seat, np.random.default_rng(key), count)
+        if len(samples) == 1:
+            key = position_key(game, state, int(i), seed)
+        for j, r in enumerate(samples):
+            roots.append(r)
+            owner.append(int(i))
+            keys.append((key + 0x9E3779B97F4A7C15 * (j + 1)) & 0xFFFFFFFFFFFFFFFF)
+    return roots, np.array(owner, np.int64), np.array(keys, np.uint64)
 
 
 class UCTAgent(Agent):

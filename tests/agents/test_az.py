@@ -64,6 +64,8 @@ def test_az_agent_plays_legal_moves_and_needs_context() -> None:
         AZAgent(4).act(obs, mask, None)
     with pytest.raises(ValueError, match="simulations"):
         AZAgent(-1)
+    with pytest.raises(ValueError, match="contempt"):
+        AZAgent(4, contempt=1.5)
 
 
 def test_unknown_az_budget_is_named() -> None:
@@ -84,3 +86,30 @@ def test_decision_time_times_one_act_per_position(capsys: pytest.CaptureFixture[
     assert "ms per move" in capsys.readouterr().out
     with pytest.raises(ValueError, match="decision-time"):
         decision_time(game, "random", positions=0)
+
+
+@pytest.mark.parametrize(("game", "players"), SHIPPED)
+def test_az_searches_each_game_with_its_own_draws_whatever_the_batch(
+    game: str, players: int
+) -> None:
+    """Games of a batch at the same position get different search keys (each game's own
+    state, as ``mcts:N``): a measurement's games are not copies of one another. The moves
+    of a batch equal those of its games asked one at a time; during Virus Fight's hidden
+    setup (VF-11) the seat's ``determinizations`` samples share the budget."""
+    from agents.search.roots import decision_roots
+
+    facade = registry.make_batch(game, players)
+    state = facade.init(6, seed=2)  # six games at the opening position
+    seats = np.asarray(facade.current_player(state), np.int64)
+    obs, mask = facade.observe(state, seats), facade.legal_mask(state)
+    roots, own, keys = decision_roots(facade, state, obs, mask, seats, np.arange(6), 0, 4)
+    assert len(set(keys.tolist())) == len(keys)
+    assert np.bincount(own).tolist() == [len(roots) // 6] * 6
+    agent = AZAgent(8, seed=1)
+    whole = agent.act(obs, mask, ActContext(facade, state, seats))
+    for i in range(6):
+        one = facade.take(state, np.array([i]))
+        ctx = ActContext(facade, one, seats[i : i + 1])
+        assert agent.act(obs[i : i + 1], mask[i : i + 1], ctx)[0] == whole[i]
+    with pytest.raises(ValueError, match="determinizations"):
+        AZAgent(8, determinizations=0)
