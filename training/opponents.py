@@ -52,6 +52,10 @@ class PoolEntry:
 def parse_opponents(spec: str) -> list[tuple[str, float]]:
     """``"self:0.6,random:0.2,heuristic"`` -> [(name, weight)] (weight 1 when omitted).
 
+    One colon separates name and weight (``mcts:16`` is ``mcts`` with weight 16, as
+    before); with two or more the weight is after the last (``mcts:16:0.2``: 16 playouts,
+    weight 0.2; ``policy:PATH:1``).
+
     Raises ValueError naming the bad item (unknown syntax, negative or zero total weight).
     """
     items: list[tuple[str, float]] = []
@@ -59,7 +63,8 @@ def parse_opponents(spec: str) -> list[tuple[str, float]]:
         raw = raw.strip()
         if not raw:
             continue
-        name, _, w = raw.partition(":")
+        # NAME:WEIGHT; a parametrised name keeps its own colon: mcts:16:0.2
+        name, _, w = raw.rpartition(":") if raw.count(":") >= 2 else raw.partition(":")
         name = name.strip()
         if not name:
             raise ValueError(f"opponent item {raw!r} has no name")

@@ -174,6 +174,10 @@ def test_learner_plays_both_seats() -> None:
 def test_opponent_pool_weights_and_parse_errors() -> None:
     assert parse_opponents("self:0.6, random:0.4") == [("self", 0.6), ("random", 0.4)]
     assert parse_opponents("heuristic") == [("heuristic", 1.0)]
+    # one colon: name and weight; two or more: the weight after the last one
+    assert parse_opponents("mcts:16") == [("mcts", 16.0)]
+    assert parse_opponents("self:0.5,mcts:16:0.2") == [("self", 0.5), ("mcts:16", 0.2)]
+    assert parse_opponents("policy:a:b.zip:1") == [("policy:a:b.zip", 1.0)]
     for bad, msg in [
         ("random:x", "not a number"),
         ("random:-1", ">= 0"),
