@@ -500,16 +500,23 @@ class AZAgent(Agent):
         out, idx = open_decisions(mask)
         if len(idx):
             seats = np.asarray(context.seats, np.int64)
-            roots, own, keys = decision_roots(
-                game, state, obs, mask, seats, idx, self.seed, self.determinizations
+            roots, own, keys, budgets = decision_roots(
+                game,
+                state,
+                obs,
+                mask,
+                seats,
+                idx,
+                self.seed,
+                self.determinizations,
+                self.simulations,
             )
-            per_game = np.bincount(own, minlength=len(mask))
             visits = root_visits(
                 game,
                 concat(game, roots),
                 seats[own],
                 net,
-                np.maximum(1, self.simulations // per_game[own]),
+                budgets,
                 keys,
                 self.c_puct,
                 rollout_mix=self.rollout_mix,

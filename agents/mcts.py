@@ -78,12 +78,10 @@ class MCTSAgent(UCTAgent):
         out, todo = open_decisions(mask)
         # what the seat sees decides the hidden-setup samples; a position without
         # hidden parts is keyed by the whole game state (module docstring)
-        roots, own, keys = decision_roots(
-            game, state, obs, mask, seats, todo, self.seed, self.determinizations
+        roots, own, keys, budgets = decision_roots(
+            game, state, obs, mask, seats, todo, self.seed, self.determinizations, self.simulations
         )
         if roots:
-            per_game = np.bincount(own, minlength=len(mask))
-            budgets = np.maximum(1, self.simulations // per_game[own])
             res = search(
                 game,
                 concat(game, roots),

@@ -112,12 +112,14 @@ def decision_roots(
     todo: np.ndarray,
     seed: int,
     count: int,
-) -> tuple[list[Any], np.ndarray, np.ndarray]:
+    simulations: int,
+) -> tuple[list[Any], np.ndarray, np.ndarray, np.ndarray]:
     """The search roots of the open decisions ``todo``: (roots, the game each belongs to,
-    each root's 64-bit key).
+    each root's 64-bit key, each root's budget).
 
     Per game, ``count`` samples of a hidden setup drawn from what the seat sees
-    (:func:`root_samples`), or the position itself where nothing is hidden. Keys: during a
+    (:func:`root_samples`), or the position itself where nothing is hidden; a game's
+    samples share its ``simulations`` (at least one each). Keys: during a
     hidden setup what the seat sees (:func:`view_key`), otherwise the whole game state
     (:func:`position_key`: it holds the game's own RNG key, so the games of a batch are
     searched with different draws even from the same position), plus the sample's index.
@@ -136,7 +138,10 @@ def decision_roots(
             roots.append(r)
             owner.append(int(i))
             keys.append((key + 0x9E3779B97F4A7C15 * (j + 1)) & 0xFFFFFFFFFFFFFFFF)
-    return roots, np.array(owner, np.int64), np.array(keys, np.uint64)
+    own = np.array(owner, np.int64)
+    per_game = np.bincount(own, minlength=len(mask))
+    budgets = np.maximum(1, int(simulations) // per_game[own])
+    return roots, own, np.array(keys, np.uint64), budgets
 
 
 class UCTAgent(Agent):

@@ -102,9 +102,12 @@ def test_az_searches_each_game_with_its_own_draws_whatever_the_batch(
     state = facade.init(6, seed=2)  # six games at the opening position
     seats = np.asarray(facade.current_player(state), np.int64)
     obs, mask = facade.observe(state, seats), facade.legal_mask(state)
-    roots, own, keys = decision_roots(facade, state, obs, mask, seats, np.arange(6), 0, 4)
+    roots, own, keys, budgets = decision_roots(
+        facade, state, obs, mask, seats, np.arange(6), 0, 4, 100
+    )
     assert len(set(keys.tolist())) == len(keys)
     assert np.bincount(own).tolist() == [len(roots) // 6] * 6
+    assert budgets.tolist() == [100 // (len(roots) // 6)] * len(roots)  # samples share it
     agent = AZAgent(8, seed=1)
     whole = agent.act(obs, mask, ActContext(facade, state, seats))
     for i in range(6):
