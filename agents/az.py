@@ -147,7 +147,7 @@ def build_net(
             h = self.trunk(x)
             logits = self.policy(h)
             if n_flags:
-                logits = logits + torch.einsum("bfa,f->ba", f, FLAG_SCALE * self.flag_weight)
+                logits = logits + torch.matmul(FLAG_SCALE * self.flag_weight, f)  # (F,)@(B,F,A)
             return logits, torch.tanh(self.value(h))
 
     return PolicyValueNet()
