@@ -3,7 +3,9 @@
 ``python -m agents.measure GAME AGENT [--opponent random] [--games N] [--players P]
 [--seed S]`` plays N games with AGENT in every seat in turn (N / P games per seat, the
 other seats held by copies of the opponent) and prints the win / draw / loss rates of
-AGENT with a 95 % Wilson interval. The figures in docs/agents.md come from it.
+AGENT with a 95 % Wilson interval. The figures in docs/agents.md come from it. After each
+seat's games it prints the running counts to stderr (a series against a search opponent
+can run for an hour; ``--quiet`` drops these lines).
 
 ``--decision-time K`` instead times AGENT's ``act`` at batch size 1 on K positions
 (reached by 0-39 seeded random moves, one warm-up call first) and prints the median and
@@ -13,7 +15,9 @@ mean milliseconds per move: the decision time of docs/results.md.
 from __future__ import annotations
 
 import math
+import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -41,8 +45,10 @@ def measure(
     games: int = 100,
     players: int | None = None,
     seed: int = 0,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, float]:
-    """Win/draw/loss counts of ``agent`` against ``opponent`` over seat-rotated games."""
+    """Win/draw/loss counts of ``agent`` against ``opponent`` over seat-rotated games;
+    ``progress`` (optional) gets one line of running counts after each seat's games."""
     runner = make_runner(game, players)
     p = runner.num_players
     per_seat = max(1, games // p)
@@ -55,6 +61,11 @@ def measure(
         wins += int((r > 0).sum())
         draws += int((r == 0).sum())
         losses += int((r < 0).sum())
+        if progress is not None:
+            progress(
+                f"seat {seat + 1}/{p} done: {wins} wins, {draws} draws, {losses} losses"
+                f" of {wins + draws + losses} games"
+            )
     n = wins + draws + losses
     lo, hi = wilson(wins, n)
     return {
@@ -114,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--decision-time", type=int, default=0, metavar="K", help="time act() at B = 1 instead"
     )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no running counts on stderr after each seat"
+    )
     args = parser.parse_args(argv)
     if args.decision_time:
         d = decision_time(args.game, args.agent, args.decision_time, args.players, args.seed)
@@ -124,7 +138,19 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     t = time.perf_counter()
-    r = measure(args.game, args.agent, args.opponent, args.games, args.players, args.seed)
+
+    def running(line: str) -> None:
+        print(f"{line} [{time.perf_counter() - t:.0f} s]", file=sys.stderr, flush=True)
+
+    r = measure(
+        args.game,
+        args.agent,
+        args.opponent,
+        args.games,
+        args.players,
+        args.seed,
+        progress=None if args.quiet else running,
+    )
     print(
         f"{args.game} players={args.players or 'default'} {args.agent} vs {args.opponent}:"
         f" {r['wins']}/{r['games']} wins ({100 * r['win_rate']:.1f} %, 95 % CI"
