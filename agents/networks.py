@@ -60,7 +60,7 @@ class ActionFeatureHead(nn.Module):
     def forward(self, latent: th.Tensor) -> th.Tensor:
         hidden = latent[:, : self.hidden_dim]
         flags = latent[:, self.hidden_dim :].reshape(-1, self.n_flags, self.n_actions)
-        # (F,) @ (B, F, A) -> (B, A): a matmul: a quarter of an einsum's time here
+        # (F,) @ (B, F, A) -> (B, A): a matmul: a third of an einsum's time here
         return self.linear(hidden) + th.matmul(FLAG_SCALE * self.flag_weight, flags)
 
 
