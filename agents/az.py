@@ -15,8 +15,9 @@ A network trained with ``--obs lookahead`` also reads the game's per-action look
 flags (:func:`build_net`); its weight file says so, and the agents compute them.
 ``az`` values each searched leaf half by the network, half by one random playout
 (``AZ_DEFAULT_ROLLOUT_MIX``, AlphaGo's mixed evaluation; docs/results.md measures why),
-searches 1,024 simulations a move (the budget of ``mcts:1000``) and counts a drawn ending
-as -0.3 for its own seat (``AZ_DEFAULT_CONTEMPT``: a draw is no win, so its search
+searches 4,096 simulations a move (``AZ_DEFAULT_SIMULATIONS``, four times ``mcts:1000``'s
+budget: docs/results.md measures 1,024, 2,048 and 4,096) and counts a drawn ending as -0.3
+for its own seat (``AZ_DEFAULT_CONTEMPT``: a draw is no win, so its search
 steers away from repetitions and turn limits it could play on from).
 
 Shipped weights live in ``agents/weights/<game>_<P>p.pt`` (package data); ``az`` and
@@ -43,7 +44,7 @@ from agents.search.roots import check_legal, decision_roots, open_decisions
 #: where the shipped weights are (package data)
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 #: simulations per move of the plain name ``az``
-AZ_DEFAULT_SIMULATIONS = 1024
+AZ_DEFAULT_SIMULATIONS = 4096
 #: weight of a random playout in each leaf's value when ``az`` / ``az:N`` search
 #: (``SearchConfig.rollout_mix``; measured in docs/results.md)
 AZ_DEFAULT_ROLLOUT_MIX = 0.5

@@ -4,7 +4,7 @@ Names are the ladder's agent keys (stored in the match database), so they are st
 strings. Every game has ``random``; its registry entry adds its own agents (``agents``)
 and whether the generic MCTS plays it (``search``). Parametrised names are parsed:
 ``mcts:N`` is MCTS with N playouts per move, ``az`` / ``az:N`` the shipped
-AlphaZero network guiding a search of 1,024 / N simulations and ``az-policy`` the network
+AlphaZero network guiding a search of 4,096 / N simulations and ``az-policy`` the network
 alone (where ``agents/weights`` holds weights for the game), ``openspiel-mcts:N`` OpenSpiel's own
 ``MCTSBot`` with N simulations (an outside anchor), ``mcts-python:N`` the previous
 Python-tree MCTS (for comparisons), ``policy:PATH`` loads a trained checkpoint
