@@ -263,8 +263,14 @@ def policy_values(
     return p.numpy(), v.numpy().astype(np.float64)
 
 
-def net_evaluator(net: Any, game: Any, noise: Any = None, roots: Any = None) -> Any:
+def net_evaluator(
+    net: Any, game: Any, noise: Any = None, roots: Any = None, prior_mix: float = 0.0
+) -> Any:
     """The search callback: the leaves' compact views through ``net`` in one call.
+
+    ``prior_mix`` blends every leaf's priors with the uniform distribution over its legal
+    actions (``(1 - prior_mix) p + prior_mix / n_legal``): where the network's priors are
+    weak, PUCT would otherwise never look at the moves they rule out (docs/results.md).
 
     ``noise`` (optional) is called once with the first call's priors and seats (the
     roots: every tree's first simulation expands its root) and returns new priors:
@@ -284,6 +290,10 @@ def net_evaluator(net: Any, game: Any, noise: Any = None, roots: Any = None) -> 
         game.learner_view(leaves, out)
         flags = action_flags(net, game, leaves, out.seat)
         priors, rel = policy_values(net, out.obs, out.mask, flags)
+        if prior_mix > 0.0:
+            legal = out.mask.astype(np.float32)
+            uniform = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
+            priors = (1.0 - prior_mix) * priors + prior_mix * uniform
         if state["roots"]:
             state["roots"] = False
             roots.update(priors=priors, values=rel)
@@ -323,16 +333,20 @@ def root_visits(
     noise: Any = None,
     rollout_mix: float = 0.0,
     contempt: float = 0.0,
+    prior_mix: float = 0.0,
 ) -> np.ndarray:
     """(T, A) root visit counts of a PUCT search guided by ``net`` (self-play and ``az``);
     ``rollout_mix``: weight of a random playout in each leaf's value, ``contempt``: what a
-    drawn ending costs the root's seat (both ``SearchConfig``)."""
+    drawn ending costs the root's seat (both ``SearchConfig``), ``prior_mix``: the uniform
+    share of the priors (:func:`net_evaluator`)."""
     from agents.search.driver import SearchConfig
 
     cfg = SearchConfig(
         mode="puct", c=c_puct, safety_check=True, rollout_mix=rollout_mix, contempt=contempt
     )
-    return _net_search(game, roots, seats, net, simulations, keys, cfg, noise).visits
+    return _net_search(
+        game, roots, seats, net, simulations, keys, cfg, noise, prior_mix=prior_mix
+    ).visits
 
 
 def _net_search(
@@ -345,6 +359,7 @@ def _net_search(
     cfg: Any,
     noise: Any = None,
     root_eval: dict[str, np.ndarray] | None = None,
+    prior_mix: float = 0.0,
 ) -> Any:
     """The array search (``agents.search``) of ``simulations`` per tree under ``cfg``,
     evaluated by ``net``: the one call behind :func:`root_visits` and :func:`gumbel_search`
@@ -352,7 +367,7 @@ def _net_search(
     from agents.search.driver import search
 
     budgets = np.broadcast_to(np.asarray(simulations, np.int64), (len(seats),)).copy()
-    ev = net_evaluator(net, game, noise, root_eval)
+    ev = net_evaluator(net, game, noise, root_eval, prior_mix)
     return search(game, roots, np.asarray(seats), budgets, np.asarray(keys, np.uint64), cfg, ev)
 
 
@@ -429,7 +444,8 @@ def improved_policy(
 class AZAgent(Agent):
     """The network's greedy move (``simulations=0``), or the most visited root action of a
     PUCT search of ``simulations`` per move guided by it (module docstring), each leaf
-    valued ``(1 - rollout_mix)`` by the network and ``rollout_mix`` by a random playout."""
+    valued ``(1 - rollout_mix)`` by the network and ``rollout_mix`` by a random playout,
+    its priors blended with uniform ones by ``prior_mix`` (:func:`net_evaluator`)."""
 
     needs_context = True
 
@@ -442,6 +458,7 @@ class AZAgent(Agent):
         rollout_mix: float = AZ_DEFAULT_ROLLOUT_MIX,
         contempt: float = AZ_DEFAULT_CONTEMPT,
         determinizations: int = 4,
+        prior_mix: float = 0.0,
     ) -> None:
         if simulations < 0:
             raise ValueError(f"simulations must be >= 0, got {simulations}")
@@ -449,10 +466,13 @@ class AZAgent(Agent):
             raise ValueError(f"rollout_mix must be in [0, 1], got {rollout_mix}")
         if not 0.0 <= contempt <= 1.0:
             raise ValueError(f"contempt must be in [0, 1], got {contempt}")
+        if not 0.0 <= prior_mix <= 1.0:
+            raise ValueError(f"prior_mix must be in [0, 1], got {prior_mix}")
         if determinizations < 1:
             raise ValueError(f"determinizations must be >= 1, got {determinizations}")
         self.determinizations = int(determinizations)
         self.contempt = float(contempt)
+        self.prior_mix = float(prior_mix)
         self.rollout_mix = float(rollout_mix)
         self.simulations = int(simulations)
         self.weights = None if weights is None else Path(weights)
@@ -522,6 +542,7 @@ class AZAgent(Agent):
                 self.c_puct,
                 rollout_mix=self.rollout_mix,
                 contempt=self.contempt,
+                prior_mix=self.prior_mix,
             )
             total = np.zeros(mask.shape)
             np.add.at(total, own, visits)  # a hidden setup's samples vote together

@@ -116,3 +116,28 @@ def test_az_searches_each_game_with_its_own_draws_whatever_the_batch(
         assert agent.act(obs[i : i + 1], mask[i : i + 1], ctx)[0] == whole[i]
     with pytest.raises(ValueError, match="determinizations"):
         AZAgent(8, determinizations=0)
+
+
+@pytest.mark.parametrize(("game", "players"), SHIPPED)
+def test_prior_mix_blends_the_priors_with_uniform_over_the_legal_actions(
+    game: str, players: int
+) -> None:
+    """``prior_mix`` m: every leaf's priors are ``(1 - m) p + m / n_legal`` on its legal
+    actions and 0 elsewhere (m = 0 the network's own); out of [0, 1] it is named."""
+    from agents.az import net_evaluator
+
+    facade = registry.make_batch(game, players)
+    state = facade.init(4, seed=3)
+    net = load_weights(weights_path(game, players))
+    plain, values = net_evaluator(net, facade)(state)
+    mask = facade.legal_mask(state)
+    legal = mask.sum(axis=1, keepdims=True)
+    for m in (0.25, 1.0):
+        mixed, v = net_evaluator(net, facade, prior_mix=m)(state)
+        np.testing.assert_allclose(
+            mixed, np.where(mask, (1 - m) * plain + m / legal, 0.0), atol=1e-6
+        )
+        np.testing.assert_allclose(mixed.sum(axis=1), 1.0, atol=1e-5)
+        np.testing.assert_array_equal(v, values)
+    with pytest.raises(ValueError, match="prior_mix"):
+        AZAgent(8, prior_mix=1.5)
