@@ -270,7 +270,7 @@ def net_evaluator(
 
     ``prior_mix`` blends every leaf's priors with the uniform distribution over its legal
     actions (``(1 - prior_mix) p + prior_mix / n_legal``): where the network's priors are
-    weak, PUCT would otherwise never look at the moves they rule out (docs/results.md).
+    weak, PUCT otherwise rarely looks at the moves they rule out (docs/results.md).
 
     ``noise`` (optional) is called once with the first call's priors and seats (the
     roots: every tree's first simulation expands its root) and returns new priors:
