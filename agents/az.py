@@ -50,6 +50,24 @@ AZ_DEFAULT_SIMULATIONS = 4096
 AZ_DEFAULT_ROLLOUT_MIX = 0.5
 #: what a drawn ending costs ``az``'s seat in its search (SearchConfig.contempt)
 AZ_DEFAULT_CONTEMPT = 0.3
+#: ``AZAgent(rollout_steps=GAME_DEFAULT)``: the game's own cut-off of ``az``'s playouts,
+#: ``AZ_ROLLOUT_STEPS`` of its ``envs/<game>/search_api.py`` (none: to the end)
+GAME_DEFAULT = -1
+
+
+def game_rollout_steps(game: Any) -> int | None:
+    """The playout cut-off a game's search module sets for ``az`` (None: play to the end).
+
+    Why per game: where a game adjudicates stalled play by a rule of its own, a playout cut
+    after a few moves and scored by that rule reads a position better than a random game
+    to its end (the game's search module says so and why; docs/results.md measures it).
+    """
+    from agents.search.driver import search_api
+
+    steps = getattr(search_api(game), "AZ_ROLLOUT_STEPS", None)
+    return None if steps is None else int(steps)
+
+
 #: logits per unit of a flag weight (as ``agents.networks.FLAG_SCALE``, without torch)
 FLAG_SCALE = 10.0
 
@@ -334,15 +352,22 @@ def root_visits(
     rollout_mix: float = 0.0,
     contempt: float = 0.0,
     prior_mix: float = 0.0,
+    rollout_steps: int | None = None,
 ) -> np.ndarray:
     """(T, A) root visit counts of a PUCT search guided by ``net`` (self-play and ``az``);
     ``rollout_mix``: weight of a random playout in each leaf's value, ``contempt``: what a
-    drawn ending costs the root's seat (both ``SearchConfig``), ``prior_mix``: the uniform
-    share of the priors (:func:`net_evaluator`)."""
+    drawn ending costs the root's seat, ``rollout_steps``: the playouts' cut-off (all
+    ``SearchConfig``), ``prior_mix``: the uniform share of the priors
+    (:func:`net_evaluator`)."""
     from agents.search.driver import SearchConfig
 
     cfg = SearchConfig(
-        mode="puct", c=c_puct, safety_check=True, rollout_mix=rollout_mix, contempt=contempt
+        mode="puct",
+        c=c_puct,
+        safety_check=True,
+        rollout_mix=rollout_mix,
+        contempt=contempt,
+        max_rollout_steps=rollout_steps,
     )
     return _net_search(
         game, roots, seats, net, simulations, keys, cfg, noise, prior_mix=prior_mix
@@ -445,7 +470,9 @@ class AZAgent(Agent):
     """The network's greedy move (``simulations=0``), or the most visited root action of a
     PUCT search of ``simulations`` per move guided by it (module docstring), each leaf
     valued ``(1 - rollout_mix)`` by the network and ``rollout_mix`` by a random playout,
-    its priors blended with uniform ones by ``prior_mix`` (:func:`net_evaluator`)."""
+    its priors blended with uniform ones by ``prior_mix`` (:func:`net_evaluator`).
+    ``rollout_steps``: the playouts' cut-off (``SearchConfig.max_rollout_steps``; None: to
+    the end; the default :data:`GAME_DEFAULT`: the game's own, :func:`game_rollout_steps`)."""
 
     needs_context = True
 
@@ -459,6 +486,7 @@ class AZAgent(Agent):
         contempt: float = AZ_DEFAULT_CONTEMPT,
         determinizations: int = 4,
         prior_mix: float = 0.0,
+        rollout_steps: int | None = GAME_DEFAULT,
     ) -> None:
         if simulations < 0:
             raise ValueError(f"simulations must be >= 0, got {simulations}")
@@ -470,6 +498,11 @@ class AZAgent(Agent):
             raise ValueError(f"prior_mix must be in [0, 1], got {prior_mix}")
         if determinizations < 1:
             raise ValueError(f"determinizations must be >= 1, got {determinizations}")
+        if rollout_steps is not None and rollout_steps != GAME_DEFAULT and rollout_steps < 0:
+            raise ValueError(
+                f"rollout_steps must be >= 0, None (to the end) or GAME_DEFAULT, got {rollout_steps}"
+            )
+        self.rollout_steps = rollout_steps
         self.determinizations = int(determinizations)
         self.contempt = float(contempt)
         self.prior_mix = float(prior_mix)
@@ -543,6 +576,11 @@ class AZAgent(Agent):
                 rollout_mix=self.rollout_mix,
                 contempt=self.contempt,
                 prior_mix=self.prior_mix,
+                rollout_steps=(
+                    game_rollout_steps(game)
+                    if self.rollout_steps == GAME_DEFAULT
+                    else self.rollout_steps
+                ),
             )
             total = np.zeros(mask.shape)
             np.add.at(total, own, visits)  # a hidden setup's samples vote together

@@ -80,7 +80,7 @@ class SearchConfig:
     mode: str = "uct"  # "uct" (UCB1, every child once first) or "puct" (priors)
     c: float = 1.4  # exploration constant of the mode
     rollouts: int = 1  # playouts per new leaf (random-playout evaluation)
-    max_rollout_steps: int | None = None  # playout cut-off (a draw from then on)
+    max_rollout_steps: int | None = None  # playout cut-off: the game's playout scores it
     safety_check: bool = True  # drop root actions that let another seat win in one
     gumbel: bool = False  # Gumbel-top-k + sequential halving at the root
     considered: int = 16  # root actions kept by Gumbel-top-k

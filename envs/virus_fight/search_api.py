@@ -19,6 +19,7 @@ from numba import njit
 
 from envs.core.cache import guard_cache
 from envs.core.loops import copy_rows
+from envs.virus_fight.constants import PH_SETUP
 from envs.virus_fight.kernel import (
     I_CUR,
     I_HLEN,
@@ -28,6 +29,14 @@ from envs.virus_fight.kernel import (
     _fill_mask,
     _random_legal,
 )
+from envs.virus_fight.rules import _adjudicate
+
+#: ``az``'s playouts stop after this many decisions and are scored by VF-17's adjudication
+#: (``agents.az.game_rollout_steps``). Why: the rule that ends stalled games ranks the
+#: players by their supplies, and random moves to the end spend supply and rarely reach a
+#: repetition, so a long playout's result says little about who is ahead on that rule;
+#: measured in docs/results.md (version 0.5.12: 4 against 10, 30, 60 and to the end).
+AZ_ROLLOUT_STEPS = 4
 
 
 def static(game: Any) -> tuple[np.ndarray, ...]:
@@ -97,8 +106,10 @@ def wins_now(G, S, i, scratch, action, rew):
 def playout(G, S, i, key, max_steps, ret, rew):
     """Uniformly random legal moves from game ``i`` (consumed) to the end, from ``key``.
 
-    ``ret`` gets each seat's summed rewards (0 from the cut-off on if ``max_steps`` ran
-    out first); returns the advanced key.
+    ``ret`` gets each seat's summed rewards; a game ``max_steps`` cut off is adjudicated
+    there as at the round limit (VF-17: the supplies rank the players still in), so a
+    short playout still reads who is ahead on the rule that ends stalled games. Returns
+    the advanced key.
     """
     seg, cfg = G[0], G[1]
     bb, cells, marker, supply, info, rng, hist = S
@@ -115,6 +126,12 @@ def playout(G, S, i, key, max_steps, ret, rew):
         for s in range(P):
             ret[s] += rew[i, s]
         steps += 1
+    if info[i, I_PHASE] != PH_OVER and info[i, I_PHASE] != PH_SETUP:  # cut off: VF-17
+        for s in range(P):
+            rew[i, s] = 0.0
+        _adjudicate(i, supply, info, cfg, rew)
+        for s in range(P):
+            ret[s] += rew[i, s]
     return rng[i]
 
 

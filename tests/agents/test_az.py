@@ -141,3 +141,35 @@ def test_prior_mix_blends_the_priors_with_uniform_over_the_legal_actions(
         np.testing.assert_array_equal(v, values)
     with pytest.raises(ValueError, match="prior_mix"):
         AZAgent(8, prior_mix=1.5)
+
+
+def test_rollout_steps_default_is_the_games_own_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``AZAgent(rollout_steps=GAME_DEFAULT)`` cuts its playouts where the game's search
+    module says (``AZ_ROLLOUT_STEPS``; none: to the end); an explicit value or None wins."""
+    import agents.az as az
+    from agents.search.driver import search_api
+
+    seen: list[object] = []
+    real = az.root_visits
+
+    def spy(*args: object, **kw: object) -> np.ndarray:
+        seen.append(kw["rollout_steps"])
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(az, "root_visits", spy)
+    cut = []
+    for game, players in SHIPPED:
+        facade = registry.make_batch(game, players)
+        own = getattr(search_api(facade), "AZ_ROLLOUT_STEPS", None)
+        assert az.game_rollout_steps(facade) == own
+        cut.append(own is not None)
+        state = facade.init(2, seed=3)
+        seats = facade.current_player(state)
+        obs, mask = facade.observe(state, seats), facade.legal_mask(state)
+        for steps, want in ((az.GAME_DEFAULT, own), (None, None), (7, 7)):
+            seen.clear()
+            AZAgent(4, rollout_steps=steps).act(obs, mask, ActContext(facade, state, seats))
+            assert seen == [want]
+    assert any(cut)  # some shipped game cuts its playouts
+    with pytest.raises(ValueError, match="rollout_steps"):
+        AZAgent(4, rollout_steps=-5)

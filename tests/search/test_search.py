@@ -379,3 +379,43 @@ def test_contempt_values_a_drawn_ending_below_zero_for_the_root_seat() -> None:
             np.testing.assert_allclose(mean, want)
     with pytest.raises(ValueError, match="contempt"):
         SearchConfig(contempt=-0.1)
+
+
+def test_virus_fight_playout_cut_off_is_adjudicated_by_vf17() -> None:
+    """A Virus Fight playout cut off after ``max_steps`` decisions scores the position by
+    VF-17's adjudication (supplies: pieces, then pips), not as a draw; one not cut off plays
+    to the end (VF-16/VF-17) as before; one cut off during the setup is still a draw."""
+    from envs.virus_fight.position import from_text
+    from tests.virus_fight.vf_positions import position_text
+
+    game = VirusFightBatch(2)
+    rows = [". . . . .", "W1 M1 . . .", ". . . . .", ". . . . .", "M1 W1 . . ."]
+
+    def score(supply: dict[int, str], steps: int) -> np.ndarray:
+        text = position_text(rows, ["a4", "a1"], phase="effect", supply=supply)
+        st = game.take(from_text(game, text), np.zeros(SLOTS, np.int64))
+        fns = compiled(game)
+        NS, G = fns.api.arrays(st), fns.api.static(game)
+        ret = np.zeros(2)
+        rew = np.zeros((SLOTS, 2))
+        fns.api.playout(G, NS, 1, np.uint64(3), np.int64(steps), ret, rew)
+        return ret
+
+    # pieces are conserved (VF-1): seat 1 holds the 20 off-board pieces seat 0 does not
+    # seat 0 holds more pieces in supply (11 to 9): it wins the adjudication; fewer: loses
+    more = {0: "J1 J1 J2 J2 J3 J3 E1 E1 E2 E2 E3"}
+    np.testing.assert_array_equal(score(more, 0), [1.0, -1.0])
+    np.testing.assert_array_equal(score({0: "J1 J1 J2 J2 J3 J3 E1 E1 E2"}, 0), [-1.0, 1.0])
+    # ten each: the pips decide (16 against 28), then a shared top (22 each) is 0 for both
+    np.testing.assert_array_equal(score({0: "J1 J1 E1 E1 M2 M2 W2 W2 J2 J2"}, 0), [-1.0, 1.0])
+    np.testing.assert_array_equal(score({0: "M2 M3 W2 W3 J1 J2 J3 E1 E2 E3"}, 0), [0.0, 0.0])
+    full = score(more, 2**62)  # to the end: a decided game (two players, zero-sum)
+    assert abs(full[0]) <= 1.0 and full.sum() == 0.0
+    setup = game.take(game.init(1, 0), np.zeros(SLOTS, np.int64))
+    fns = compiled(game)
+    ret = np.ones(2)
+    fns.api.playout(
+        fns.api.static(game), fns.api.arrays(setup), 1, np.uint64(3), np.int64(2), ret,
+        np.zeros((SLOTS, 2)),
+    )  # fmt: skip
+    np.testing.assert_array_equal(ret, [0.0, 0.0])
