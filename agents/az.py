@@ -18,7 +18,10 @@ flags (:func:`build_net`); its weight file says so, and the agents compute them.
 searches 4,096 simulations a move (``AZ_DEFAULT_SIMULATIONS``, four times ``mcts:1000``'s
 budget: docs/results.md measures 1,024, 2,048 and 4,096) and counts a drawn ending as -0.3
 for its own seat (``AZ_DEFAULT_CONTEMPT``: a draw is no win, so its search
-steers away from repetitions and turn limits it could play on from).
+steers away from repetitions and turn limits it could play on from). Its playouts stop
+where the game's search module says (``AZ_ROLLOUT_STEPS``, :func:`game_rollout_steps`:
+a game that adjudicates stalled play cuts them after a few decisions and scores them by
+that rule) or run to the end.
 
 Shipped weights live in ``agents/weights/<game>_<P>p.pt`` (package data); ``az`` and
 ``az-policy`` exist for a game when such a file does. Hidden information: during a
