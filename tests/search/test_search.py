@@ -389,19 +389,19 @@ def test_virus_fight_playout_cut_off_is_adjudicated_by_vf17() -> None:
     from tests.virus_fight.vf_positions import position_text
 
     game = VirusFightBatch(2)
+    fns = compiled(game)
     rows = [". . . . .", "W1 M1 . . .", ". . . . .", ". . . . .", "M1 W1 . . ."]
 
     def score(supply: dict[int, str], steps: int) -> np.ndarray:
         text = position_text(rows, ["a4", "a1"], phase="effect", supply=supply)
         st = game.take(from_text(game, text), np.zeros(SLOTS, np.int64))
-        fns = compiled(game)
         NS, G = fns.api.arrays(st), fns.api.static(game)
         ret = np.zeros(2)
         rew = np.zeros((SLOTS, 2))
         fns.api.playout(G, NS, 1, np.uint64(3), np.int64(steps), ret, rew)
         return ret
 
-    # pieces are conserved (VF-1): seat 1 holds the 20 off-board pieces seat 0 does not
+    # pieces are conserved (VF-2): seat 1 holds the 20 off-board pieces seat 0 does not
     # seat 0 holds more pieces in supply (11 to 9): it wins the adjudication; fewer: loses
     more = {0: "J1 J1 J2 J2 J3 J3 E1 E1 E2 E2 E3"}
     np.testing.assert_array_equal(score(more, 0), [1.0, -1.0])
@@ -412,7 +412,6 @@ def test_virus_fight_playout_cut_off_is_adjudicated_by_vf17() -> None:
     full = score(more, 2**62)  # to the end: a decided game (two players, zero-sum)
     assert abs(full[0]) <= 1.0 and full.sum() == 0.0
     setup = game.take(game.init(1, 0), np.zeros(SLOTS, np.int64))
-    fns = compiled(game)
     ret = np.ones(2)
     fns.api.playout(
         fns.api.static(game), fns.api.arrays(setup), 1, np.uint64(3), np.int64(2), ret,
