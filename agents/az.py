@@ -21,7 +21,9 @@ for its own seat (``AZ_DEFAULT_CONTEMPT``: a draw is no win, so its search
 steers away from repetitions and turn limits it could play on from). Its playouts stop
 where the game's search module says (``AZ_ROLLOUT_STEPS``, :func:`game_rollout_steps`:
 a game that adjudicates stalled play cuts them after a few decisions and scores them by
-that rule) or run to the end.
+that rule) or run to the end, and where that module sets ``AZ_SAFETY_DEPTH``
+(:func:`game_safety_depth`) its root drops the actions after which the opponents can
+force its loss within that many decisions (``SearchConfig.safety_depth``).
 
 Shipped weights live in ``agents/weights/<game>_<P>p.pt`` (package data); ``az`` and
 ``az-policy`` exist for a game when such a file does. Hidden information: during a
@@ -69,6 +71,16 @@ def game_rollout_steps(game: Any) -> int | None:
 
     steps = getattr(search_api(game), "AZ_ROLLOUT_STEPS", None)
     return None if steps is None else int(steps)
+
+
+def game_safety_depth(game: Any) -> int:
+    """The depth of ``az``'s deep root filter for a game (0: none; ``AZ_SAFETY_DEPTH`` of
+    its search module). Why per game: a game whose turns run over several decisions (and
+    rounds that can give a seat two turns in a row) hides forced losses a few decisions
+    deep on narrow lines; docs/results.md measures the one that is set."""
+    from agents.search.driver import search_api
+
+    return int(getattr(search_api(game), "AZ_SAFETY_DEPTH", 0))
 
 
 #: logits per unit of a flag weight (as ``agents.networks.FLAG_SCALE``, without torch)
@@ -356,11 +368,12 @@ def root_visits(
     contempt: float = 0.0,
     prior_mix: float = 0.0,
     rollout_steps: int | None = None,
+    safety_depth: int = 0,
 ) -> np.ndarray:
     """(T, A) root visit counts of a PUCT search guided by ``net`` (self-play and ``az``);
     ``rollout_mix``: weight of a random playout in each leaf's value, ``contempt``: what a
-    drawn ending costs the root's seat, ``rollout_steps``: the playouts' cut-off (all
-    ``SearchConfig``), ``prior_mix``: the uniform share of the priors
+    drawn ending costs the root's seat, ``rollout_steps``: the playouts' cut-off,
+    ``safety_depth``: the deep root filter (all ``SearchConfig``), ``prior_mix``: the uniform share of the priors
     (:func:`net_evaluator`)."""
     from agents.search.driver import SearchConfig
 
@@ -371,6 +384,7 @@ def root_visits(
         rollout_mix=rollout_mix,
         contempt=contempt,
         max_rollout_steps=rollout_steps,
+        safety_depth=safety_depth,
     )
     return _net_search(
         game, roots, seats, net, simulations, keys, cfg, noise, prior_mix=prior_mix
@@ -475,7 +489,9 @@ class AZAgent(Agent):
     valued ``(1 - rollout_mix)`` by the network and ``rollout_mix`` by a random playout,
     its priors blended with uniform ones by ``prior_mix`` (:func:`net_evaluator`).
     ``rollout_steps``: the playouts' cut-off (``SearchConfig.max_rollout_steps``; None: to
-    the end; the default :data:`GAME_DEFAULT`: the game's own, :func:`game_rollout_steps`)."""
+    the end; the default :data:`GAME_DEFAULT`: the game's own, :func:`game_rollout_steps`).
+    ``safety_depth``: the deep root filter (``SearchConfig.safety_depth``; 0: none; the
+    default :data:`GAME_DEFAULT`: the game's own, :func:`game_safety_depth`)."""
 
     needs_context = True
 
@@ -490,6 +506,7 @@ class AZAgent(Agent):
         determinizations: int = 4,
         prior_mix: float = 0.0,
         rollout_steps: int | None = GAME_DEFAULT,
+        safety_depth: int = GAME_DEFAULT,
     ) -> None:
         if simulations < 0:
             raise ValueError(f"simulations must be >= 0, got {simulations}")
@@ -505,7 +522,10 @@ class AZAgent(Agent):
             raise ValueError(
                 f"rollout_steps must be >= 0, None (to the end) or GAME_DEFAULT, got {rollout_steps}"
             )
+        if safety_depth != GAME_DEFAULT and safety_depth < 0:
+            raise ValueError(f"safety_depth must be >= 0 or GAME_DEFAULT, got {safety_depth}")
         self.rollout_steps = rollout_steps
+        self.safety_depth = int(safety_depth)
         self.determinizations = int(determinizations)
         self.contempt = float(contempt)
         self.prior_mix = float(prior_mix)
@@ -583,6 +603,11 @@ class AZAgent(Agent):
                     game_rollout_steps(game)
                     if self.rollout_steps == GAME_DEFAULT
                     else self.rollout_steps
+                ),
+                safety_depth=(
+                    game_safety_depth(game)
+                    if self.safety_depth == GAME_DEFAULT
+                    else self.safety_depth
                 ),
             )
             total = np.zeros(mask.shape)

@@ -19,6 +19,12 @@ Two evaluations, as in mctx:
 
 Optional root filter (``safety_check``): root actions after which another seat can win
 in one are dropped, unless all are (the anti-decisive filter of the old ``MCTSAgent``).
+Optional deep filter (``safety_depth`` = d > 0): root actions after which the other seats
+can force a loss of the root's seat within d decisions (the root action counted) are
+dropped too, unless all are; an exhaustive AND-OR walk of at most ``safety_nodes``
+actions per root action (one it does not settle stays). Why: a forced loss a few
+decisions deep lies on one narrow line, which a search guided by priors and short
+playouts can miss (docs/search.md, "Deep safety filter").
 Optional Gumbel root selection (``gumbel=True``): Gumbel-top-k sampling of ``considered``
 root actions and sequential halving of the budget among them (Danihelka et al. 2022).
 Determinism: every tree draws only from its own key, so a tree's result depends on its
@@ -68,6 +74,7 @@ g_playout: Any = None
 g_wins: Any = None
 _simulate: Any = None
 _descend: Any = None
+_forced_loss: Any = None
 
 #: state slots per tree: the root, the scratch slot of a simulation, one more for the filter
 SLOTS = 3
@@ -86,6 +93,8 @@ class SearchConfig:
     considered: int = 16  # root actions kept by Gumbel-top-k
     rollout_mix: float = 0.0  # weight of a random playout in a callback-valued leaf
     contempt: float = 0.0  # a drawn ending: -contempt to the root's seat, + to the others
+    safety_depth: int = 0  # drop root actions that lose by force within this many decisions
+    safety_nodes: int = 5000  # actions the deep filter may apply per root action
 
     def __post_init__(self) -> None:
         if self.mode not in ("uct", "puct"):
@@ -98,6 +107,10 @@ class SearchConfig:
             raise ValueError(f"rollout_mix must be in [0, 1], got {self.rollout_mix}")
         if not 0.0 <= self.contempt <= 1.0:
             raise ValueError(f"contempt must be in [0, 1], got {self.contempt}")
+        if self.safety_depth < 0:
+            raise ValueError(f"safety_depth must be >= 0, got {self.safety_depth}")
+        if self.safety_nodes < 1:
+            raise ValueError(f"safety_nodes must be >= 1, got {self.safety_nodes}")
 
 
 @dataclass
@@ -200,6 +213,96 @@ def _root_filter_py(G, NS, seats, allowed):
         if nsafe == 0:
             for j in range(k):
                 allowed[t, acts[j]] = True
+
+
+def _forced_loss_py(G, NS, base, seat, depth, budget, acts, k, idx, mover, rew):
+    """Whether the other seats can force a loss of ``seat`` within ``depth`` decisions
+    from the position in slot ``base`` (slots ``base + 1 ..`` are overwritten): 1 yes,
+    0 no, -1 not settled in ``budget`` applied actions.
+
+    An AND-OR depth-first walk: at ``seat``'s decisions one action that does not lose
+    suffices, at the others' one action that makes ``seat`` lose suffices; a step that
+    gives ``seat`` a negative reward is its loss, a finished game or the depth limit is
+    not. Iterative (an explicit stack in ``acts`` / ``k`` / ``idx`` / ``mover``, one
+    row per level) so that each game's compiled copy needs no recursion.
+    """
+    if g_to_play(G, NS, base) < 0 or depth < 1:
+        return 0
+    nodes = 0
+    lv = 0
+    k[0] = g_legal(G, NS, base, acts[0])
+    mover[0] = g_to_play(G, NS, base)
+    idx[0] = 0
+    while True:
+        if idx[lv] >= k[lv]:  # every action tried: the seat's node lost, another's not
+            v = mover[lv] == seat
+            lv -= 1
+            if lv < 0:
+                return 1 if v else 0
+        else:
+            a = acts[lv, idx[lv]]
+            idx[lv] += 1
+            nodes += 1
+            if nodes > budget:
+                return -1
+            d = base + lv + 1
+            g_copy(G, NS, base + lv, d)
+            g_apply(G, NS, d, a, rew)
+            if rew[d, seat] < 0:
+                v = True
+            else:
+                q = g_to_play(G, NS, d)
+                if q < 0 or lv + 1 >= depth:
+                    v = False
+                else:
+                    lv += 1
+                    k[lv] = g_legal(G, NS, d, acts[lv])
+                    mover[lv] = q
+                    idx[lv] = 0
+                    continue
+        # v: the value of a child of level lv; settle lv (and its parents) if it decides
+        while (mover[lv] == seat and not v) or (mover[lv] != seat and v):
+            lv -= 1
+            if lv < 0:
+                return 1 if v else 0
+
+
+def _deep_filter_py(G, NS, seats, depth, budget, allowed):
+    """Clear ``allowed[t, a]`` for root actions ``a`` after which the other seats can force
+    a loss of the root's seat within ``depth`` decisions (``_forced_loss``; one not
+    settled within ``budget`` actions stays), unless that would clear them all.
+
+    Tree ``t`` owns slots ``(depth + 1) * t ..``: the root, then one per level.
+    """
+    A = allowed.shape[1]
+    D = depth + 1
+    acts = np.zeros((D, A), np.int64)
+    k = np.zeros(D, np.int64)
+    idx = np.zeros(D, np.int64)
+    mover = np.zeros(D, np.int64)
+    rew = np.zeros((NS[0].shape[0], 4), np.float64)
+    lost = np.zeros(A, np.bool_)
+    for t in range(allowed.shape[0]):
+        root = D * t
+        seat = seats[t]
+        n_ok = 0
+        for a in range(A):
+            lost[a] = False
+            if not allowed[t, a]:
+                continue
+            g_copy(G, NS, root, root + 1)
+            g_apply(G, NS, root + 1, a, rew)
+            if rew[root + 1, seat] < 0:
+                lost[a] = True
+            elif depth > 1:
+                r = _forced_loss(G, NS, root + 1, seat, depth - 1, budget, acts, k, idx, mover, rew)
+                lost[a] = r == 1
+            if not lost[a]:
+                n_ok += 1
+        if n_ok > 0:
+            for a in range(A):
+                if lost[a]:
+                    allowed[t, a] = False
 
 
 def _descend_py(G, NS, TR, t, mode, c, rew, ret):
@@ -346,6 +449,12 @@ def compiled(game: Any) -> SimpleNamespace:
             api=api,
             run=specialize(_run_playouts_py, suffix, _simulate=sim, **ops),
             root_filter=specialize(_root_filter_py, suffix, **ops),
+            deep_filter=specialize(
+                _deep_filter_py,
+                suffix,
+                _forced_loss=specialize(_forced_loss_py, suffix, **ops),
+                **ops,
+            ),
             descend_all=specialize(_descend_all_py, suffix, _descend=desc, **ops),
             expand_all=specialize(_expand_all_py, suffix, **ops),
         )
@@ -393,6 +502,9 @@ def search(
         fns.root_filter(G, NS, seats, allowed)
     else:
         allowed[:] = np.asarray(game.legal_mask(roots), np.bool_)
+    if cfg.safety_depth > 0:  # one root and one slot per level for each tree
+        deep = fns.api.arrays(game.take(roots, np.repeat(np.arange(T), cfg.safety_depth + 1)))
+        fns.deep_filter(G, deep, seats, cfg.safety_depth, cfg.safety_nodes, allowed)
     noallow = np.zeros(0, np.bool_)
     noprior = np.zeros(0, np.float32)
     # edge room: about the root's branching factor per node (grown on demand)

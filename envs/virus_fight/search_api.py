@@ -37,6 +37,13 @@ from envs.virus_fight.rules import _adjudicate
 #: repetition, so a long playout's result says little about who is ahead on that rule;
 #: measured in docs/results.md (version 0.5.12: 4 against 10, 30, 60 and to the end).
 AZ_ROLLOUT_STEPS = 4
+#: ``az``'s root drops the actions after which the opponent can force its loss within
+#: this many decisions (``agents.az.game_safety_depth``, ``SearchConfig.safety_depth``).
+#: Why: a turn is two decisions (VF-18) and a recomputed round order (VF-13) can give a
+#: seat two turns in a row, so an elimination (VF-15) is often forced four or five
+#: decisions deep on one narrow line that a prior-guided search misses; 6 covers the
+#: opponent's double turn and the seat's next decision (docs/results.md, version 0.5.13).
+AZ_SAFETY_DEPTH = 6
 
 
 def static(game: Any) -> tuple[np.ndarray, ...]:

@@ -143,33 +143,49 @@ def test_prior_mix_blends_the_priors_with_uniform_over_the_legal_actions(
         AZAgent(8, prior_mix=1.5)
 
 
-def test_rollout_steps_default_is_the_games_own_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("param", "attr", "unset", "explicit"),
+    [
+        ("rollout_steps", "AZ_ROLLOUT_STEPS", None, (None, 7)),
+        ("safety_depth", "AZ_SAFETY_DEPTH", 0, (0, 3)),
+    ],
+)
+def test_search_settings_default_to_the_games_own(
+    monkeypatch: pytest.MonkeyPatch,
+    param: str,
+    attr: str,
+    unset: object,
+    explicit: tuple[object, ...],
+) -> None:
     """``AZAgent(rollout_steps=GAME_DEFAULT)`` cuts its playouts where the game's search
-    module says (``AZ_ROLLOUT_STEPS``; none: to the end); an explicit value or None wins."""
+    module says (``AZ_ROLLOUT_STEPS``; none: to the end) and ``safety_depth=GAME_DEFAULT``
+    filters its root to the game's ``AZ_SAFETY_DEPTH`` (none: 0, no deep filter); an
+    explicit value wins; a negative one is rejected."""
     import agents.az as az
     from agents.search.driver import search_api
 
+    getter = {"rollout_steps": az.game_rollout_steps, "safety_depth": az.game_safety_depth}
     seen: list[object] = []
     real = az.root_visits
 
     def spy(*args: object, **kw: object) -> np.ndarray:
-        seen.append(kw["rollout_steps"])
+        seen.append(kw[param])
         return real(*args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(az, "root_visits", spy)
-    cut = []
+    set_by_game = []
     for game, players in SHIPPED:
         facade = registry.make_batch(game, players)
-        own = getattr(search_api(facade), "AZ_ROLLOUT_STEPS", None)
-        assert az.game_rollout_steps(facade) == own
-        cut.append(own is not None)
+        own = getattr(search_api(facade), attr, unset)
+        assert getter[param](facade) == own
+        set_by_game.append(own != unset)
         state = facade.init(2, seed=3)
         seats = facade.current_player(state)
         obs, mask = facade.observe(state, seats), facade.legal_mask(state)
-        for steps, want in ((az.GAME_DEFAULT, own), (None, None), (7, 7)):
+        for value, want in ((az.GAME_DEFAULT, own), *((v, v) for v in explicit)):
             seen.clear()
-            AZAgent(4, rollout_steps=steps).act(obs, mask, ActContext(facade, state, seats))
+            AZAgent(4, **{param: value}).act(obs, mask, ActContext(facade, state, seats))
             assert seen == [want]
-    assert any(cut)  # some shipped game cuts its playouts
-    with pytest.raises(ValueError, match="rollout_steps"):
-        AZAgent(4, rollout_steps=-5)
+    assert any(set_by_game) and not all(set_by_game)  # Virus Fight sets it, Proteus not
+    with pytest.raises(ValueError, match=param):
+        AZAgent(4, **{param: -5})

@@ -418,3 +418,71 @@ def test_virus_fight_playout_cut_off_is_adjudicated_by_vf17() -> None:
         np.zeros((SLOTS, 2)),
     )  # fmt: skip
     np.testing.assert_array_equal(ret, [0.0, 0.0])
+
+
+def _vf_search_roots(text: str, **cfg: Any) -> set[str]:
+    """The root actions a UCT search (every child once first) visits from a VF position."""
+    from envs.virus_fight.notation import action_to_str
+    from envs.virus_fight.position import from_text
+
+    game = VirusFightBatch(2)
+    st = from_text(game, text)
+    seat = game.current_player(st)
+    res = search(game, st, seat, np.array([60]), np.array([5], np.uint64), SearchConfig(**cfg))
+    return {action_to_str(int(a), 5) for a in np.flatnonzero(res.visits[0] > 0)}
+
+
+# From a game of az against mcts:1000 (round 23). Seat 1 (marker on the M3 at a2, step
+# phase) must step its marker (VF-15) to a3, b2 or a1. After *a3 seat 0 forces seat 1 out
+# in five decisions: M3@b4 (its WRITE), *b4; a marker on a size-3 instruction makes seat 0
+# first again in round 24 (VF-13): a2-a5 (its MOVE takes a3's last unmarked neighbour),
+# *b3; seat 1's ERASE at a3 then leaves no unmarked neighbour to step to (VF-14, VF-15).
+VF_TRAP_ROWS = [
+    ".  W2 .  .  E3",
+    ".  .  M1 J3 .",
+    "E2 W2 M1 W1 M2",
+    "M3 E2 .  W3 .",
+    "E1 M2 .  W3 .",
+]
+
+
+def test_deep_safety_filter_drops_root_actions_that_lose_by_force() -> None:
+    """``safety_depth`` d drops the root actions after which the other seats can force
+    the root seat's loss within d decisions (the root action counted), keeps them when
+    the walk is cut by ``safety_nodes`` or when every action loses; the one-decision
+    filter (``safety_check``) alone keeps all three steps here."""
+    from tests.virus_fight.vf_positions import position_text
+
+    text = position_text(
+        [" ".join(r.split()) for r in VF_TRAP_ROWS],
+        ["b3", "a2"],
+        phase="step",
+        turn=1,
+        first=1,
+        rnd=23,
+        supply={0: "M3 J1 J3"},
+    )
+    steps = {"*a3", "*b2", "*a1"}
+    assert _vf_search_roots(text) == steps
+    # *a3 and *a1 both lose by force in six decisions (the line above, and M3@c5 *a3 xb1
+    # *a2 after *a1); *b2 does not, so only it stays
+    assert _vf_search_roots(text, safety_depth=6) == {"*b2"}
+    assert _vf_search_roots(text, safety_depth=5) == steps  # the traps are six deep
+    assert _vf_search_roots(text, safety_depth=6, safety_nodes=1) == steps  # not settled
+    # after *a3 and seat 0's line, every ERASE of seat 1 loses at once: none is dropped
+    rows = [r.split() for r in VF_TRAP_ROWS]
+    rows[0][0], rows[1][1], rows[3][0] = "M3", "M3", "."  # M3@b4 played, a2-a5 moved
+    lost = position_text(
+        [" ".join(r) for r in rows],
+        ["b3", "a3"],
+        phase="effect",
+        turn=1,
+        first=0,
+        rnd=24,
+        supply={0: "J1 J3"},
+    )
+    assert _vf_search_roots(lost, safety_depth=6) == {"xa4", "xa2", "xc2", "xb1"}
+    with pytest.raises(ValueError, match="safety_depth"):
+        SearchConfig(safety_depth=-1)
+    with pytest.raises(ValueError, match="safety_nodes"):
+        SearchConfig(safety_nodes=0)
