@@ -373,8 +373,8 @@ def root_visits(
     """(T, A) root visit counts of a PUCT search guided by ``net`` (self-play and ``az``);
     ``rollout_mix``: weight of a random playout in each leaf's value, ``contempt``: what a
     drawn ending costs the root's seat, ``rollout_steps``: the playouts' cut-off,
-    ``safety_depth``: the deep root filter (all ``SearchConfig``), ``prior_mix``: the uniform share of the priors
-    (:func:`net_evaluator`)."""
+    ``safety_depth``: the deep root filter (all ``SearchConfig``), ``prior_mix``: the
+    uniform share of the priors (:func:`net_evaluator`)."""
     from agents.search.driver import SearchConfig
 
     cfg = SearchConfig(
