@@ -453,15 +453,19 @@ def test_deep_safety_filter_drops_root_actions_that_lose_by_force() -> None:
     filter (``safety_check``) alone keeps all three steps here."""
     from tests.virus_fight.vf_positions import position_text
 
-    text = position_text(
-        [" ".join(r.split()) for r in VF_TRAP_ROWS],
-        ["b3", "a2"],
-        phase="step",
-        turn=1,
-        first=1,
-        rnd=23,
-        supply={0: "M3 J1 J3"},
-    )
+    def seat_1_to_act(rows: list[str], marker: str, phase: str, rnd: int, first: int) -> str:
+        """Seat 1 to act, seat 0's marker on b3; seat 0 holds what the game left it."""
+        return position_text(
+            [" ".join(r.split()) for r in rows],
+            ["b3", marker],
+            phase=phase,
+            turn=1,
+            first=first,
+            rnd=rnd,
+            supply={0: "M3 J1 J3" if rnd == 23 else "J1 J3"},  # M3@b4 in between
+        )
+
+    text = seat_1_to_act(VF_TRAP_ROWS, "a2", "step", 23, first=1)
     steps = {"*a3", "*b2", "*a1"}
     assert _vf_search_roots(text) == steps
     # *a3 and *a1 both lose by force in six decisions (the line above, and M3@c5 *a3 xb1
@@ -472,17 +476,49 @@ def test_deep_safety_filter_drops_root_actions_that_lose_by_force() -> None:
     # after *a3 and seat 0's line, every ERASE of seat 1 loses at once: none is dropped
     rows = [r.split() for r in VF_TRAP_ROWS]
     rows[0][0], rows[1][1], rows[3][0] = "M3", "M3", "."  # M3@b4 played, a2-a5 moved
-    lost = position_text(
-        [" ".join(r) for r in rows],
-        ["b3", "a3"],
-        phase="effect",
-        turn=1,
-        first=0,
-        rnd=24,
-        supply={0: "J1 J3"},
-    )
+    lost = seat_1_to_act([" ".join(r) for r in rows], "a3", "effect", 24, first=0)
     assert _vf_search_roots(lost, safety_depth=6) == {"xa4", "xa2", "xc2", "xb1"}
     with pytest.raises(ValueError, match="safety_depth"):
         SearchConfig(safety_depth=-1)
     with pytest.raises(ValueError, match="safety_nodes"):
         SearchConfig(safety_nodes=0)
+
+
+def _loses_by_force(game: Any, st: Any, seat: int, depth: int) -> bool:
+    """Python reference of the deep filter's walk over the batch facade: can the other
+    seats force ``seat`` to a negative reward within ``depth`` decisions?"""
+    if depth == 0 or bool(np.asarray(game.terminated(st))[0]):
+        return False
+    mover = int(np.asarray(game.current_player(st))[0])
+    outcomes = []
+    for a in np.flatnonzero(np.asarray(game.legal_mask(st), bool)[0]):
+        nxt = game.take(st, np.array([0]))
+        rew, _ = game.step(nxt, np.array([a], np.int64))
+        outcomes.append(rew[0, seat] < 0 or _loses_by_force(game, nxt, seat, depth - 1))
+    return all(outcomes) if mover == seat else any(outcomes)
+
+
+@pytest.mark.parametrize("key", ["proteus", "vf2", "vf3"])
+def test_deep_safety_filter_matches_a_python_walk(key: str) -> None:
+    """On positions of random play, the compiled filter (depth 3) drops exactly the root
+    actions the Python walk proves lost, unless that is all of them (then none)."""
+    game, st, fns, _, _, G = slot_batch(key, 6, seed=11)
+    depth = 3
+    dropped = 0
+    for g in range(st.batch_size):
+        one = game.take(st, np.array([g]))
+        seat = int(np.asarray(game.current_player(one))[0])
+        legal = np.flatnonzero(np.asarray(game.legal_mask(one), bool)[0])
+        lost = set()
+        for a in legal:
+            nxt = game.take(one, np.array([0]))
+            rew, _ = game.step(nxt, np.array([a], np.int64))
+            if rew[0, seat] < 0 or _loses_by_force(game, nxt, seat, depth - 1):
+                lost.add(int(a))
+        want = set(legal.tolist()) - lost if len(lost) < len(legal) else set(legal.tolist())
+        allowed = np.asarray(game.legal_mask(one), np.bool_)
+        deep = fns.api.arrays(game.take(one, np.zeros(depth + 1, np.int64)))
+        fns.deep_filter(G, deep, np.array([seat]), depth, 10**9, allowed)
+        assert set(np.flatnonzero(allowed[0]).tolist()) == want
+        dropped += len(want) < len(legal)
+    assert dropped > 0  # these positions do hold forced losses to drop
