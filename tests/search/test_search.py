@@ -490,12 +490,17 @@ def _loses_by_force(game: Any, st: Any, seat: int, depth: int) -> bool:
     if depth == 0 or bool(np.asarray(game.terminated(st))[0]):
         return False
     mover = int(np.asarray(game.current_player(st))[0])
-    outcomes = []
-    for a in np.flatnonzero(np.asarray(game.legal_mask(st), bool)[0]):
-        nxt = game.take(st, np.array([0]))
-        rew, _ = game.step(nxt, np.array([a], np.int64))
-        outcomes.append(rew[0, seat] < 0 or _loses_by_force(game, nxt, seat, depth - 1))
+    legal = np.flatnonzero(np.asarray(game.legal_mask(st), bool)[0])
+    outcomes = [_loses_after(game, st, int(a), seat, depth) for a in legal]
     return all(outcomes) if mover == seat else any(outcomes)
+
+
+def _loses_after(game: Any, st: Any, action: int, seat: int, depth: int) -> bool:
+    """Whether ``action`` (the first of ``depth`` decisions) loses ``seat`` the game at
+    once or by force within the rest (:func:`_loses_by_force`)."""
+    nxt = game.take(st, np.array([0]))
+    rew, _ = game.step(nxt, np.array([action], np.int64))
+    return bool(rew[0, seat] < 0) or _loses_by_force(game, nxt, seat, depth - 1)
 
 
 @pytest.mark.parametrize("key", ["proteus", "vf2", "vf3"])
@@ -509,12 +514,7 @@ def test_deep_safety_filter_matches_a_python_walk(key: str) -> None:
         one = game.take(st, np.array([g]))
         seat = int(np.asarray(game.current_player(one))[0])
         legal = np.flatnonzero(np.asarray(game.legal_mask(one), bool)[0])
-        lost = set()
-        for a in legal:
-            nxt = game.take(one, np.array([0]))
-            rew, _ = game.step(nxt, np.array([a], np.int64))
-            if rew[0, seat] < 0 or _loses_by_force(game, nxt, seat, depth - 1):
-                lost.add(int(a))
+        lost = {int(a) for a in legal if _loses_after(game, one, int(a), seat, depth)}
         want = set(legal.tolist()) - lost if len(lost) < len(legal) else set(legal.tolist())
         allowed = np.asarray(game.legal_mask(one), np.bool_)
         deep = fns.api.arrays(game.take(one, np.zeros(depth + 1, np.int64)))
