@@ -32,6 +32,7 @@ state, so the sampled world has a consistent history and the same information st
 
 from __future__ import annotations
 
+import copy
 import functools
 from typing import Any
 
@@ -45,6 +46,15 @@ from envs.virus_fight.batch import DEFAULT_BOARD, VFState, VirusFightBatch
 
 SHORT_NAME = "python_virus_fight"
 _PARAMS = {"players": 2, "board_size": 0, "max_rounds": 100}
+# Why module constants and bound kernels: OpenSpiel's MCTSBot calls ``current_player``,
+# ``legal_actions`` and ``apply_action`` hundreds of thousands of times a move (random
+# rollouts), and each ``K.X`` is a PEP 562 lookup over the kernel's sibling modules.
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_I_PHASE, _I_CUR, _I_HLEN = K.I_PHASE, K.I_CUR, K.I_HLEN
+_PH_OVER, _PH_SETUP = K.PH_OVER, K.PH_SETUP
+_step_one = K.step_one
+_legal_mask_one = K.legal_mask_one
 
 
 def _game_type(utility: Any) -> pyspiel.GameType:
@@ -69,6 +79,22 @@ GAME_TYPE_2P = _game_type(pyspiel.GameType.Utility.ZERO_SUM)
 def facade_for(players: int, board_size: int, max_rounds: int) -> VirusFightBatch:
     """One shared facade per configuration (states hold only their arrays)."""
     return VirusFightBatch(num_players=players, board_size=board_size, max_rounds=max_rounds)
+
+
+@functools.cache
+def _kernel_args(config: tuple[int, int, int]) -> tuple[Any, ...]:
+    """(facade, seg, cfg, mask row, reward row, max_rounds) of a configuration: scratch
+    arrays shared by its states (one thread steps them; the kernels overwrite both)."""
+    fac = facade_for(*config)
+    row = np.zeros(fac.num_actions, np.bool_)
+    rew = np.zeros((1, fac.num_players), np.float32)
+    return fac, fac.seg, fac.cfg, row, rew, int(fac.max_rounds)
+
+
+@functools.cache
+def _new_game(config: tuple[int, int, int]) -> VFState:
+    """The kernel state of a new game (seed 0) of a configuration; copied, never changed."""
+    return facade_for(*config).init(1, 0)
 
 
 @functools.cache
@@ -128,14 +154,19 @@ class VirusFightState(pyspiel.State):
     def __init__(self, game: VirusFightGame) -> None:
         super().__init__(game)
         self._config = game_config(game)
-        fac = facade_for(*self._config)
-        self._st: VFState = fac.init(1, 0)
+        # a copy of one cached new game: pyspiel's clone builds a state through here
+        # before it deep-copies the attributes, once per simulation of MCTSBot
+        self._st: VFState = copy.deepcopy(_new_game(self._config))
         players = self._config[0]
         self._pending = -1  # the last setup action, waiting for the VF-12 chance outcome
         self._tied: list[int] = []
         self._own: list[list[int]] = [[] for _ in range(players)]  # setup actions per seat
         self._reveal = ""  # public board once every program is written
-        self._public: list[str] = []  # public events after the reveal
+        # public events after the reveal, space-separated: a string, because pyspiel's
+        # clone deep-copies every attribute and a list would be walked item by item
+        self._public = ""
+        self._cur = 0  # current_player(), kept by _sync after every change of _st
+        self._sync()
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -143,16 +174,27 @@ class VirusFightState(pyspiel.State):
         return facade_for(*self._config)
 
     def _kernel_step(self, st: VFState, action: int) -> None:
-        fac = self.facade
-        rew = np.zeros((1, fac.num_players), np.float32)
-        fac.reserve(st, 1)  # room for a VF-17 round-start record (grows st.hist)
-        K.step_one(
+        fac, seg, cfg, _, rew, max_rounds = _kernel_args(self._config)
+        cap = st.hist.shape[1]
+        if cap <= max_rounds and st.info[0, _I_HLEN] + 1 > cap:
+            fac.reserve(st, 1)  # room for a VF-17 round-start record (grows st.hist)
+        _step_one(
             st.bb, st.cells, st.marker, st.supply, st.info, st.rng, st.hist,
-            fac.seg, fac.cfg, int(action), rew,
+            seg, cfg, int(action), rew,
         )  # fmt: skip
 
     def _phase(self) -> int:
-        return int(self._st.info[0, K.I_PHASE])
+        return int(self._st.info[0, _I_PHASE])
+
+    def _sync(self) -> None:
+        """Recompute the cached ``current_player`` after ``_st`` or ``_pending`` changed."""
+        info = self._st.info
+        if info[0, _I_PHASE] == _PH_OVER:
+            self._cur = _TERMINAL
+        elif self._pending >= 0:
+            self._cur = _CHANCE
+        else:
+            self._cur = int(info[0, _I_CUR])
 
     def _is_final_setup_action(self, action: int) -> bool:
         o_mark, o_pass = K.action_offsets(self.facade.board_size)[3:]
@@ -192,24 +234,23 @@ class VirusFightState(pyspiel.State):
 
     # ------------------------------------------------------------------ OpenSpiel API
     def current_player(self) -> int:
-        if self._phase() == K.PH_OVER:
-            return pyspiel.PlayerId.TERMINAL
-        if self._pending >= 0:
-            return pyspiel.PlayerId.CHANCE
-        return int(self._st.info[0, K.I_CUR])
+        return self._cur
 
     def _legal_actions(self, player: int) -> list[int]:
-        fac = self.facade
-        row = np.zeros(fac.num_actions, np.bool_)
+        _, seg, cfg, row, _, _ = _kernel_args(self._config)
         st = self._st
-        K.legal_mask_one(st.bb, st.cells, st.marker, st.supply, st.info, fac.seg, fac.cfg, row)
-        return [int(a) for a in np.flatnonzero(row)]
+        _legal_mask_one(st.bb, st.cells, st.marker, st.supply, st.info, seg, cfg, row)
+        return row.nonzero()[0].tolist()  # type: ignore[no-any-return]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         p = 1.0 / len(self._tied)
         return [(s, p) for s in self._tied]
 
     def _apply_action(self, action: int) -> None:
+        self._apply(action)
+        self._sync()
+
+    def _apply(self, action: int) -> None:
         if self._pending >= 0:  # VF-12 tie-break outcome: seat ``action`` starts
             j = self._tied.index(action)
             self._st.rng[0] = np.uint64(forcing_key(len(self._tied), j))
@@ -217,10 +258,10 @@ class VirusFightState(pyspiel.State):
             assert int(self._st.info[0, K.I_FIRST]) == action
             self._pending, self._tied = -1, []
             self._after_reveal()
-            self._public.append(f"first={action}")
+            self._public = f"first={action}"
             return
-        player = int(self._st.info[0, K.I_CUR])
-        if self._phase() == K.PH_SETUP:
+        player = int(self._st.info[0, _I_CUR])
+        if self._phase() == _PH_SETUP:
             self._own[player].append(int(action))
             if self._is_final_setup_action(action):
                 tied = self._tied_seats(action)
@@ -229,11 +270,12 @@ class VirusFightState(pyspiel.State):
                     return
                 self._kernel_step(self._st, action)
                 self._after_reveal()
-                self._public.append(f"first={int(self._st.info[0, K.I_FIRST])}")
+                self._public = f"first={int(self._st.info[0, K.I_FIRST])}"
                 return
             self._kernel_step(self._st, action)
             return
-        self._public.append(f"{player}:{int(action)}")
+        event = f"{player}:{int(action)}"
+        self._public = f"{self._public} {event}" if self._public else event
         self._kernel_step(self._st, action)
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -242,7 +284,7 @@ class VirusFightState(pyspiel.State):
         return notation.action_to_str(int(action), self.facade.board_size)
 
     def is_terminal(self) -> bool:
-        return self._phase() == K.PH_OVER
+        return self._cur == _TERMINAL
 
     def returns(self) -> list[float]:
         if not self.is_terminal():
@@ -254,7 +296,7 @@ class VirusFightState(pyspiel.State):
         own = ",".join(str(a) for a in self._own[player])
         text = f"p{player} setup:{own}"
         if self._reveal:
-            text += f" reveal:{self._reveal} then:{' '.join(self._public)}"
+            text += f" reveal:{self._reveal} then:{self._public}"
         return text
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> VirusFightState:
@@ -335,6 +377,7 @@ def state_of(game: VirusFightGame, facade: VirusFightBatch, one: VFState) -> Vir
     state._st = facade.copy(one)
     if int(one.info[0, K.I_PHASE]) != K.PH_SETUP:
         state._after_reveal()  # the programs are public from here on (VF-11)
+    state._sync()
     return state
 
 

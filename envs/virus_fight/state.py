@@ -8,6 +8,7 @@ Why apart from the facade: the state class is the layer every Virus Fight module
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -30,3 +31,9 @@ class VFState:
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         return (self.bb, self.cells, self.marker, self.supply, self.info, self.rng, self.hist)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> VFState:
+        """The arrays copied: all a state holds. Why: pyspiel clones a Python game state
+        (``envs/virus_fight/openspiel.py``) by deep-copying its attributes, once per
+        simulation of OpenSpiel's MCTSBot, and the generic path walks the dataclass."""
+        return VFState(*(a.copy() for a in self.arrays()))

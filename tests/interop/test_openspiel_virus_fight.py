@@ -110,6 +110,51 @@ def test_vf_resample_keeps_the_information_state() -> None:
     assert len(programs) > 1  # seat 0's hidden program was redrawn
 
 
+def test_vf_clones_are_independent_of_the_original() -> None:
+    """A clone (what OpenSpiel's MCTSBot makes per simulation) shares nothing with its
+    original: playing the clone to its end leaves the original's player to act, legal
+    actions, information states and string as they were; also for a mid-game state built
+    from a facade state (``state_of``), whose public history starts after the reveal."""
+    from envs.virus_fight import kernel as K
+    from envs.virus_fight.batch import VirusFightBatch
+    from envs.virus_fight.openspiel import state_of
+
+    game = pyspiel.load_game("python_virus_fight")
+    facade = VirusFightBatch(2)
+    one = facade.init(1, 7)
+    while int(one.info[0, K.I_PHASE]) == K.PH_SETUP:  # to the reveal (VF-11)
+        facade.step(one, facade.random_actions(one))
+    starts = [game.new_initial_state(), state_of(game, facade, one)]
+    assert starts[1].current_player() == 1  # seed 7: seat 1 opens round 1 (VF-12)
+    rng = np.random.default_rng(5)
+    for state in starts:
+        for _ in range(40):
+            before = (
+                state.current_player(), state.legal_actions(), str(state),
+                [state.information_state_string(p) for p in range(2)],
+            )  # fmt: skip
+            twin = state.clone()
+            while not twin.is_terminal():
+                if twin.is_chance_node():
+                    twin.apply_action(twin.chance_outcomes()[0][0])
+                else:
+                    legal = twin.legal_actions()
+                    twin.apply_action(legal[rng.integers(len(legal))])
+            assert before == (
+                state.current_player(), state.legal_actions(), str(state),
+                [state.information_state_string(p) for p in range(2)],
+            )  # fmt: skip
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                state.apply_action(state.chance_outcomes()[0][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+    tail = starts[1].information_state_string(0).split(" then:")[1]
+    assert tail and not tail.startswith(" ")  # "0:123 1:456 ...", no empty first event
+
+
 def _reference_run(seed: int, players: int, max_rounds: int) -> int:
     """Random game through OpenSpiel and the reference together; returns moves compared."""
     game = pyspiel.load_game(f"python_virus_fight(players={players},max_rounds={max_rounds})")
