@@ -21,7 +21,7 @@ for its own seat (``AZ_DEFAULT_CONTEMPT``: a draw is no win, so its search
 steers away from repetitions and turn limits it could play on from). Its playouts stop
 where the game's search module says (``AZ_ROLLOUT_STEPS``, :func:`game_rollout_steps`:
 a game that adjudicates stalled play cuts them after a few decisions and scores them by
-that rule) or run to the end, and where that module sets ``AZ_SAFETY_DEPTH``
+a soft form of that rule) or run to the end, and where that module sets ``AZ_SAFETY_DEPTH``
 (:func:`game_safety_depth`) its root drops the actions after which the opponents can
 force its loss within that many decisions (``SearchConfig.safety_depth``).
 
@@ -64,8 +64,9 @@ def game_rollout_steps(game: Any) -> int | None:
     """The playout cut-off a game's search module sets for ``az`` (None: play to the end).
 
     Why per game: where a game adjudicates stalled play by a rule of its own, a playout cut
-    after a few moves and scored by that rule reads a position better than a random game
-    to its end (the game's search module says so and why; docs/results.md measures it).
+    after a few moves and scored by (a soft form of) that rule reads a position better than
+    a random game to its end (the game's search module says so and why; docs/results.md
+    measures it).
     """
     from agents.search.driver import search_api
 

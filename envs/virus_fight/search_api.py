@@ -21,6 +21,7 @@ from envs.core.cache import guard_cache
 from envs.core.loops import copy_rows
 from envs.virus_fight.constants import PH_SETUP
 from envs.virus_fight.kernel import (
+    I_ALIVE,
     I_CUR,
     I_HLEN,
     I_PHASE,
@@ -29,14 +30,21 @@ from envs.virus_fight.kernel import (
     _fill_mask,
     _random_legal,
 )
-from envs.virus_fight.rules import _adjudicate
 
-#: ``az``'s playouts stop after this many decisions and are scored by VF-17's adjudication
-#: (``agents.az.game_rollout_steps``). Why: the rule that ends stalled games ranks the
-#: players by their supplies, and random moves to the end spend supply and rarely reach a
-#: repetition, so a long playout's result says little about who is ahead on that rule;
-#: measured in docs/results.md (version 0.5.12: 4 against 10, 30, 60 and to the end).
+#: ``az``'s playouts stop after this many decisions and are scored by the supply margin
+#: (``agents.az.game_rollout_steps``; :func:`playout`). Why: the rule that ends stalled
+#: games ranks the players by their supplies (VF-17), and random moves to the end spend
+#: supply and rarely reach a repetition, so a long playout's result says little about who
+#: is ahead on that rule; measured in docs/results.md (version 0.5.12: 4 against 10, 30,
+#: 60 and to the end).
 AZ_ROLLOUT_STEPS = 4
+#: a cut-off playout scores ``tanh((own pieces - most pieces of another seat still in) /
+#: MARGIN_SCALE)`` in supply (:func:`playout`). Why soft: VF-17's own +1 / -1 reads every
+#: cut-off of a position with any lead as a certain win, so a search cannot tell a move
+#: that keeps a lead of nine from one that lets it shrink to one, and the lead erodes to
+#: an adjudication lost (docs/results.md, version 0.5.14: the losses to
+#: ``openspiel-mcts:1000`` traced).
+MARGIN_SCALE = 3.0
 #: ``az``'s root drops the actions after which the opponent can force its loss within
 #: this many decisions (``agents.az.game_safety_depth``, ``SearchConfig.safety_depth``).
 #: Why: a turn is two decisions (VF-18) and a recomputed round order (VF-13) can give a
@@ -113,10 +121,12 @@ def wins_now(G, S, i, scratch, action, rew):
 def playout(G, S, i, key, max_steps, ret, rew):
     """Uniformly random legal moves from game ``i`` (consumed) to the end, from ``key``.
 
-    ``ret`` gets each seat's summed rewards; a game ``max_steps`` cut off is adjudicated
-    there as at the round limit (VF-17: the supplies rank the players still in), so a
-    short playout still reads who is ahead on the rule that ends stalled games. Returns
-    the advanced key.
+    ``ret`` gets each seat's summed rewards; a game ``max_steps`` cut off after the setup
+    adds, for each seat still in, its supply margin on the rule that ends stalled games
+    (VF-17 ranks the players still in by the pieces in supply): ``tanh((own pieces - most
+    pieces of another seat still in) / MARGIN_SCALE)``, a soft adjudication in (-1, 1)
+    that grows with the lead (:data:`MARGIN_SCALE`). A game cut off in the setup adds 0.
+    Returns the advanced key.
     """
     seg, cfg = G[0], G[1]
     bb, cells, marker, supply, info, rng, hist = S
@@ -133,13 +143,30 @@ def playout(G, S, i, key, max_steps, ret, rew):
         for s in range(P):
             ret[s] += rew[i, s]
         steps += 1
-    if info[i, I_PHASE] != PH_OVER and info[i, I_PHASE] != PH_SETUP:  # cut off: VF-17
-        for s in range(P):
-            rew[i, s] = 0.0
-        _adjudicate(i, supply, info, cfg, rew)
-        for s in range(P):
-            ret[s] += rew[i, s]
+    if info[i, I_PHASE] != PH_OVER and info[i, I_PHASE] != PH_SETUP:  # cut off: margin
+        _add_supply_margins(i, supply, info, P, ret)
     return rng[i]
+
+
+@njit(cache=True, error_model="numpy")
+def _add_supply_margins(i, supply, info, P, ret):
+    """Add each live seat's soft VF-17 score of game ``i`` to ``ret`` (:func:`playout`)."""
+    alive = info[i, I_ALIVE]
+    for s in range(P):
+        if not (alive >> s) & 1:
+            continue
+        mine = 0
+        for p in range(supply.shape[2]):
+            mine += supply[i, s, p]
+        other = -1
+        for o in range(P):
+            if o != s and (alive >> o) & 1:
+                n = 0
+                for p in range(supply.shape[2]):
+                    n += supply[i, o, p]
+                other = max(other, n)
+        if other >= 0:
+            ret[s] += np.tanh((mine - other) / MARGIN_SCALE)
 
 
 # recompile if a kernel file of the folder or envs/core/loops.py changed (envs/core/cache.py)

@@ -381,13 +381,16 @@ def test_contempt_values_a_drawn_ending_below_zero_for_the_root_seat() -> None:
         SearchConfig(contempt=-0.1)
 
 
-def test_virus_fight_playout_cut_off_is_adjudicated_by_vf17() -> None:
-    """A Virus Fight playout cut off after ``max_steps`` decisions scores the position by
-    VF-17's adjudication (supplies: pieces, then pips), not as a draw; one not cut off plays
-    to the end (VF-16/VF-17) as before; one cut off during the setup is still a draw."""
+def test_virus_fight_playout_cut_off_scores_the_supply_margin() -> None:
+    """A Virus Fight playout cut off after ``max_steps`` decisions adds each seat's soft
+    VF-17 score, ``tanh((own pieces in supply - the other's) / MARGIN_SCALE)`` (pips do not
+    count), not a draw and not VF-17's +1 / -1; one not cut off plays to the end
+    (VF-16/VF-17) as before; one cut off during the setup adds 0."""
     from envs.virus_fight.position import from_text
+    from envs.virus_fight.search_api import MARGIN_SCALE
     from tests.virus_fight.vf_positions import position_text
 
+    assert MARGIN_SCALE == 3.0
     game = VirusFightBatch(2)
     fns = compiled(game)
     rows = [". . . . .", "W1 M1 . . .", ". . . . .", ". . . . .", "M1 W1 . . ."]
@@ -402,12 +405,18 @@ def test_virus_fight_playout_cut_off_is_adjudicated_by_vf17() -> None:
         return ret
 
     # pieces are conserved (VF-2): seat 1 holds the 20 off-board pieces seat 0 does not
-    # seat 0 holds more pieces in supply (11 to 9): it wins the adjudication; fewer: loses
+    # seat 0 holds 11 pieces in supply to 9: +2 for it, -2 for seat 1; 9 to 11: the reverse
+    lead = np.tanh(2.0 / 3.0)
     more = {0: "J1 J1 J2 J2 J3 J3 E1 E1 E2 E2 E3"}
-    np.testing.assert_array_equal(score(more, 0), [1.0, -1.0])
-    np.testing.assert_array_equal(score({0: "J1 J1 J2 J2 J3 J3 E1 E1 E2"}, 0), [-1.0, 1.0])
-    # ten each: the pips decide (16 against 28), then a shared top (22 each) is 0 for both
-    np.testing.assert_array_equal(score({0: "J1 J1 E1 E1 M2 M2 W2 W2 J2 J2"}, 0), [-1.0, 1.0])
+    np.testing.assert_allclose(score(more, 0), [lead, -lead])
+    np.testing.assert_allclose(score({0: "J1 J1 J2 J2 J3 J3 E1 E1 E2"}, 0), [-lead, lead])
+    eight = np.tanh(8.0 / 3.0)  # 14 to 6: a bigger lead reads as better, still below 1
+    np.testing.assert_allclose(
+        score({0: "J1 J1 J2 J2 J3 J3 E1 E1 E2 E2 E3 E3 M2 M3"}, 0), [eight, -eight]
+    )
+    assert lead < eight < 1.0
+    # ten each: 0 for both, whatever the pips (VF-17 itself would rank 16 against 28)
+    np.testing.assert_array_equal(score({0: "J1 J1 E1 E1 M2 M2 W2 W2 J2 J2"}, 0), [0.0, 0.0])
     np.testing.assert_array_equal(score({0: "M2 M3 W2 W3 J1 J2 J3 E1 E2 E3"}, 0), [0.0, 0.0])
     full = score(more, 2**62)  # to the end: a decided game (two players, zero-sum)
     assert abs(full[0]) <= 1.0 and full.sum() == 0.0
