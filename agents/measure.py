@@ -5,7 +5,10 @@
 other seats held by copies of the opponent) and prints the win / draw / loss rates of
 AGENT with a 95 % Wilson interval. The figures in docs/agents.md come from it. After each
 seat's games it prints the running counts to stderr (a series against a search opponent
-can run for an hour; ``--quiet`` drops these lines).
+can run for an hour; ``--quiet`` drops these lines). ``--first-game K`` starts each seat
+at game K of its series, so ``--games 20 --first-game 0`` and ``--games 20 --first-game
+10`` together play the games of ``--games 40`` (a game does not depend on the games
+beside it): a series of many hours splits into runs.
 
 ``--decision-time K`` instead times AGENT's ``act`` at batch size 1 on K positions
 (reached by 0-39 seeded random moves, one warm-up call first) and prints the median and
@@ -46,9 +49,18 @@ def measure(
     players: int | None = None,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    first_game: int = 0,
 ) -> dict[str, float]:
     """Win/draw/loss counts of ``agent`` against ``opponent`` over seat-rotated games;
-    ``progress`` (optional) gets one line of running counts after each seat's games."""
+    ``progress`` (optional) gets one line of running counts after each seat's games.
+
+    Each seat plays games ``first_game .. first_game + games // P - 1`` of its seeded
+    series. Why: a game's key and every shipped agent's choices depend on the game's index,
+    not on the games beside it, so a long series splits into runs that together play
+    exactly the games of one run (``games=20, first_game=0`` and ``games=20,
+    first_game=10`` are the games of ``games=40``)."""
+    if first_game < 0:
+        raise ValueError(f"first_game must be >= 0, got {first_game}")
     runner = make_runner(game, players)
     p = runner.num_players
     per_seat = max(1, games // p)
@@ -56,7 +68,7 @@ def measure(
     for seat in range(p):
         agents = [make_agent(game, opponent, seed + 1000 + s) for s in range(p)]
         agents[seat] = make_agent(game, agent, seed + seat)
-        out = runner.play(agents, seed + 7919 * seat, np.arange(per_seat))
+        out = runner.play(agents, seed + 7919 * seat, np.arange(per_seat) + first_game)
         r = np.array([o.rewards[seat] for o in out])
         wins += int((r > 0).sum())
         draws += int((r == 0).sum())
@@ -123,6 +135,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--first-game",
+        type=int,
+        default=0,
+        metavar="K",
+        help="each seat starts at game K of its series (split a long series into runs)",
+    )
+    parser.add_argument(
         "--decision-time", type=int, default=0, metavar="K", help="time act() at B = 1 instead"
     )
     parser.add_argument(
@@ -150,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         args.players,
         args.seed,
         progress=None if args.quiet else running,
+        first_game=args.first_game,
     )
     print(
         f"{args.game} players={args.players or 'default'} {args.agent} vs {args.opponent}:"

@@ -32,3 +32,21 @@ def test_cli_prints_running_counts_on_stderr_unless_quiet(
     assert main(["proteus", "random", "--games", "4", "--seed", "1", "--quiet"]) == 0
     out, err = capsys.readouterr()
     assert err == "" and "random vs random" in out
+
+
+def test_first_game_splits_a_series_into_runs_of_the_same_games() -> None:
+    """Each seat plays games first_game.. of its series; agents that choose per game (the
+    searches) play the same games in any batch, so two runs add up to one."""
+    whole = measure("proteus", "mcts:4", "mcts:8", games=8, seed=2)
+    parts = [measure("proteus", "mcts:4", "mcts:8", games=4, seed=2, first_game=k) for k in (0, 2)]
+    for key in ("games", "wins", "draws", "losses"):
+        assert whole[key] == parts[0][key] + parts[1][key], key
+    later = measure("proteus", "mcts:4", "mcts:8", games=4, seed=2, first_game=20)
+    assert later["games"] == 4
+    with pytest.raises(ValueError, match="first_game must be >= 0"):
+        measure("proteus", "random", "random", games=2, first_game=-1)
+
+
+def test_cli_first_game_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["proteus", "mcts:4", "--games", "2", "--first-game", "3", "--quiet"]) == 0
+    assert "mcts:4 vs random: " in capsys.readouterr().out
