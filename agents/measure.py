@@ -7,8 +7,9 @@ AGENT with a 95 % Wilson interval. The figures in docs/agents.md come from it. A
 seat's games it prints the running counts to stderr (a series against a search opponent
 can run for an hour; ``--quiet`` drops these lines). ``--first-game K`` starts each seat
 at game K of its series, so ``--games 20 --first-game 0`` and ``--games 20 --first-game
-10`` together play the games of ``--games 40`` (a game does not depend on the games
-beside it): a series of many hours splits into runs.
+10`` together play the games of ``--games 40`` when both agents choose per game (the
+searches and ``az-policy``; ``random`` and ``heuristic`` draw from one stream over the
+batch): a series of many hours splits into runs.
 
 ``--decision-time K`` instead times AGENT's ``act`` at batch size 1 on K positions
 (reached by 0-39 seeded random moves, one warm-up call first) and prints the median and
@@ -55,10 +56,13 @@ def measure(
     ``progress`` (optional) gets one line of running counts after each seat's games.
 
     Each seat plays games ``first_game .. first_game + games // P - 1`` of its seeded
-    series. Why: a game's key and every shipped agent's choices depend on the game's index,
-    not on the games beside it, so a long series splits into runs that together play
-    exactly the games of one run (``games=20, first_game=0`` and ``games=20,
-    first_game=10`` are the games of ``games=40``)."""
+    series. Why: a game's key depends on its index, and the searches' (``mcts``, ``az``,
+    ``openspiel-mcts``) and ``az-policy``'s choices only on the game itself, so for them a
+    long series splits into runs that together play exactly the games of one run
+    (``games=20, first_game=0`` and ``games=20, first_game=10`` are the games of
+    ``games=40``). ``random`` and ``heuristic`` draw from one random stream over the
+    games they are asked about: split runs start from the same positions, not the same
+    games."""
     if first_game < 0:
         raise ValueError(f"first_game must be >= 0, got {first_game}")
     runner = make_runner(game, players)

@@ -25,6 +25,12 @@ stepped with an RNG key chosen so that its own draw picks that seat. The tied se
 is read from the kernel (the distinct first players it produces under keys that force
 each draw index), so VF-12 is not written a second time here.
 
+Speed: OpenSpiel's Python ``MCTSBot`` asks for the player to act, the legal actions and a
+step hundreds of thousands of times a move and clones once per simulation, so the state
+caches the player to act, the states of one configuration share a mask row and a reward row
+(step them from one thread at a time, as OpenSpiel's Python bots do) and a clone copies
+arrays only (``VFState.__deepcopy__``).
+
 ``resample_from_infostate`` (used by IS-MCTS) redraws the programs a player has not seen
 with the batch facade's ``determinize`` and replays them as setup actions on a fresh
 state, so the sampled world has a consistent history and the same information state.
