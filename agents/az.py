@@ -551,6 +551,9 @@ class AZAgent(Agent):
                     f"no az weights for {game.name} with {game.num_players} players "
                     f"({path} missing; shipped: {have or 'none'})"
                 )
+            from envs.core.threads import safe_threads
+
+            safe_threads("AZAgent")  # torch beside the Numba search: one torch thread
             self._net = load_weights(path)
             check_fits(self._net, game)
         return self._net

@@ -6,7 +6,8 @@ size makes each wait for the other's spinning threads. Measured on a 2-core mach
 (MaskablePPO ``learn(2048)`` on ``SelfPlayVecEnv``, see ``docs/training.md``): 83.6 s with
 both defaults against 11.9 s with torch limited to one thread. The small policy networks
 here gain nothing from intra-op threads, so the objects that bring the two together (the
-self-play VecEnvs, :class:`agents.policy.PolicyAgent`) call :func:`safe_threads`, which
+self-play VecEnvs, :class:`agents.policy.PolicyAgent`, ``agents.az.AZAgent`` when it loads
+its network) call :func:`safe_threads`, which
 limits torch to one thread when both pools have more.
 
 Opting out: set the environment variable ``ARENA_KEEP_THREADS=1`` before the process

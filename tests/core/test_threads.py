@@ -76,6 +76,24 @@ def test_selfplay_vecenv_and_policy_agent_limit_torch(two_pools):
     assert torch.get_num_threads() == 1
 
 
+def test_az_agent_limits_torch_when_it_loads_its_network(two_pools):
+    """``az`` / ``az-policy`` in ``agents.measure`` or the ladder: the network beside the
+    Numba search gets one torch thread (the records were measured so)."""
+    import numpy as np
+
+    from agents.registry import make_agent
+    from envs import registry
+    from envs.core.agent import ActContext
+
+    game = registry.make_batch("proteus", 2)
+    state = game.init(1, seed=0)
+    seats = np.asarray(game.current_player(state), np.int64)
+    agent = make_agent("proteus", "az-policy", 0)
+    assert torch.get_num_threads() == 2  # nothing loaded yet
+    agent.act(game.observe(state, seats), game.legal_mask(state), ActContext(game, state, seats))
+    assert torch.get_num_threads() == 1
+
+
 def test_train_keeps_its_threads_choice(two_pools):
     from training.run import set_threads
 
