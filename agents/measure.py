@@ -42,6 +42,21 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return c - h, c + h
 
 
+def games_per_seat(games: int, seats: int) -> int:
+    """``games / seats``; ``ValueError`` unless ``games`` is a positive multiple of ``seats``.
+
+    Why an error: each seat plays the same number of games, and a rest would be dropped
+    from the series without a word (``--games 5`` with 2 seats played 4 before 0.5.15).
+    """
+    if games < seats or games % seats:
+        down, up = max(seats, games - games % seats), games - games % seats + seats
+        raise ValueError(
+            f"--games must be a positive multiple of the {seats} seats (each seat plays"
+            f" games / {seats}), got {games}: use {down}" + (f" or {up}" if up != down else "")
+        )
+    return games // seats
+
+
 def measure(
     game: str,
     agent: str,
@@ -55,8 +70,8 @@ def measure(
     """Win/draw/loss counts of ``agent`` against ``opponent`` over seat-rotated games;
     ``progress`` (optional) gets one line of running counts after each seat's games.
 
-    Each seat plays games ``first_game .. first_game + games // P - 1`` of its seeded
-    series. Why: a game's key depends on its index, and the searches' (``mcts``, ``az``,
+    ``games`` must be a multiple of the seat count P (else ``ValueError``); each seat
+    plays games ``first_game .. first_game + games / P - 1`` of its seeded series. Why: a game's key depends on its index, and the searches' (``mcts``, ``az``,
     ``openspiel-mcts``) and ``az-policy``'s choices only on the game itself, so for them a
     long series splits into runs that together play exactly the games of one run
     (``games=20, first_game=0`` and ``games=20, first_game=10`` are the games of
@@ -67,7 +82,7 @@ def measure(
         raise ValueError(f"first_game must be >= 0, got {first_game}")
     runner = make_runner(game, players)
     p = runner.num_players
-    per_seat = max(1, games // p)
+    per_seat = games_per_seat(games, p)
     wins = draws = losses = 0
     for seat in range(p):
         agents = [make_agent(game, opponent, seed + 1000 + s) for s in range(p)]
@@ -152,6 +167,11 @@ def main(argv: list[str] | None = None) -> int:
         "--quiet", action="store_true", help="no running counts on stderr after each seat"
     )
     args = parser.parse_args(argv)
+    if not args.decision_time:
+        try:  # a bad --games is a usage error, reported before any game is played
+            games_per_seat(args.games, make_runner(args.game, args.players).num_players)
+        except ValueError as e:
+            parser.error(str(e))
     if args.decision_time:
         d = decision_time(args.game, args.agent, args.decision_time, args.players, args.seed)
         print(

@@ -50,3 +50,17 @@ def test_first_game_splits_a_series_into_runs_of_the_same_games() -> None:
 def test_cli_first_game_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["proteus", "mcts:4", "--games", "2", "--first-game", "3", "--quiet"]) == 0
     assert "mcts:4 vs random: " in capsys.readouterr().out
+
+
+def test_games_not_a_multiple_of_the_seats_is_an_error_not_a_truncation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each seat plays games / P: a rest used to be dropped silently (5 games played 4)."""
+    with pytest.raises(ValueError, match=r"multiple of the 2 seats .* got 5: use 4 or 6"):
+        measure("proteus", "random", "random", games=5)
+    with pytest.raises(ValueError, match=r"multiple of the 3 seats .* got 2: use 3$"):
+        measure("virus_fight", "random", "random", games=2, players=3)
+    assert measure("virus_fight", "random", "random", games=3, players=3)["games"] == 3
+    with pytest.raises(SystemExit):
+        main(["proteus", "random", "--games", "7"])
+    assert "got 7: use 6 or 8" in capsys.readouterr().err
