@@ -30,6 +30,7 @@ from envs.virus_fight.kernel import (
     _fill_mask,
     _random_legal,
 )
+from envs.virus_fight.rules import _supply_key
 
 #: ``az``'s playouts stop after this many decisions and are scored by the supply margin
 #: (``agents.az.game_rollout_steps``; :func:`playout`). Why: the rule that ends stalled
@@ -150,23 +151,26 @@ def playout(G, S, i, key, max_steps, ret, rew):
 
 @njit(cache=True, error_model="numpy")
 def _add_supply_margins(i, supply, info, P, ret):
-    """Add each live seat's soft VF-17 score of game ``i`` to ``ret`` (:func:`playout`)."""
+    """Add each live seat's soft VF-17 score of game ``i`` to ``ret`` (:func:`playout`).
+
+    One pass over the seats keeps the two largest piece counts (VF-17's first key, as
+    ``rules._supply_key`` ranks them): the most pieces of another seat is the first of
+    them for every seat but the one holding it, and the second for that one.
+    """
     alive = info[i, I_ALIVE]
+    top, top_seat, second = -1, -1, -1
     for s in range(P):
-        if not (alive >> s) & 1:
-            continue
-        mine = 0
-        for p in range(supply.shape[2]):
-            mine += supply[i, s, p]
-        other = -1
-        for o in range(P):
-            if o != s and (alive >> o) & 1:
-                n = 0
-                for p in range(supply.shape[2]):
-                    n += supply[i, o, p]
-                other = max(other, n)
-        if other >= 0:
-            ret[s] += np.tanh((mine - other) / MARGIN_SCALE)
+        if (alive >> s) & 1:
+            n = _supply_key(i, s, supply) // 1000
+            if n > top:
+                top, top_seat, second = n, s, top
+            elif n > second:
+                second = n
+    for s in range(P):
+        if (alive >> s) & 1:
+            other = second if s == top_seat else top
+            if other >= 0:
+                ret[s] += np.tanh((_supply_key(i, s, supply) // 1000 - other) / MARGIN_SCALE)
 
 
 # recompile if a kernel file of the folder or envs/core/loops.py changed (envs/core/cache.py)

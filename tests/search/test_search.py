@@ -429,6 +429,32 @@ def test_virus_fight_playout_cut_off_scores_the_supply_margin() -> None:
     np.testing.assert_array_equal(ret, [0.0, 0.0])
 
 
+def test_virus_fight_margin_with_three_and_four_seats() -> None:
+    """With more than two seats the margin is taken against the most pieces of *another*
+    seat still in (VF-15/VF-17: an eliminated seat neither scores nor counts), ties read 0."""
+    from envs.virus_fight.kernel import I_ALIVE
+    from envs.virus_fight.search_api import _add_supply_margins
+
+    def margins(pieces: list[int], alive: int) -> np.ndarray:
+        supply = np.zeros((1, 4, 12), np.int8)
+        for s, n in enumerate(pieces):
+            supply[0, s, :n] = 1  # n different pieces, one each
+        info = np.zeros((1, 15), np.int64)
+        info[0, I_ALIVE] = alive
+        ret = np.zeros(len(pieces))
+        _add_supply_margins(0, supply, info, len(pieces), ret)
+        return ret
+
+    t = lambda d: np.tanh(d / 3.0)  # noqa: E731
+    np.testing.assert_allclose(margins([9, 4, 7], 0b111), [t(2), t(-5), t(-2)])
+    # seat 0 out: seat 2 leads seat 1 by 3, seat 0's 9 pieces count for nobody
+    np.testing.assert_allclose(margins([9, 4, 7], 0b110), [0.0, t(-3), t(3)])
+    # two seats tied on top: 0 for both, the others measured against 6
+    np.testing.assert_allclose(margins([6, 2, 6, 5], 0b1111), [0.0, t(-4), 0.0, t(-1)])
+    # a lone seat still in has no other to be measured against: nothing added
+    np.testing.assert_array_equal(margins([3, 8, 1, 2], 0b0001), [0.0, 0.0, 0.0, 0.0])
+
+
 def _vf_search_roots(text: str, **cfg: Any) -> set[str]:
     """The root actions a UCT search (every child once first) visits from a VF position."""
     from envs.virus_fight.notation import action_to_str
