@@ -143,6 +143,88 @@ def rows(
     return out
 
 
+def breakdown(
+    games: list[str] | tuple[str, ...] | None = None,
+    simulations: int = 200,
+    seconds: float = 2.0,
+) -> list[dict[str, Any]]:
+    """Where an ``mcts:N`` decision's time goes at B = 1, in microseconds per simulation.
+
+    Why: the old agent expands every child of a leaf at once and plays one playout from
+    each, so its Python work is shared by a node's ~10-80 playouts, while the kernel
+    playout both pay is the same; what bounds the array search's lead over it is this
+    split. Parts, over repeated ``act`` calls on ``rows``' B = 1 position:
+
+    * ``act``: the whole call; ``search()``: the time inside ``agents.search.search``
+      (the tree loops, the root filter and the arrays' setup), the rest of ``act``
+      being the agent's Python (roots, keys, the choice);
+    * ``search() without playouts``: the same agent with playouts cut at 0 steps (the
+      same number of nodes; a tree of another shape, as the leaves' values are 0);
+    * ``playouts``: ``search()`` less that (an estimate);
+    * ``python-tree act``: the old agent's whole call, for scale.
+    """
+    import agents.mcts as mcts_module
+    from agents.mcts import MCTSAgent
+    from agents.mcts_python import PythonTreeMCTSAgent
+
+    inside = [0.0]  # seconds spent in search() since the last reset
+    real_search = mcts_module.search
+
+    def timed(*args: Any, **kw: Any) -> Any:
+        t0 = time.perf_counter()
+        res = real_search(*args, **kw)
+        inside[0] += time.perf_counter() - t0
+        return res
+
+    out: list[dict[str, Any]] = []
+    for name in search_games() if games is None else games:
+        game = registry.make_batch(name)
+        spec = registry.get(name)
+        st = positions(game, 1, seed=1)
+        us: dict[str, float] = {}
+        for label, agent in (
+            ("full", MCTSAgent(simulations=simulations, seed=0)),
+            ("cut", MCTSAgent(simulations=simulations, max_rollout_steps=0, seed=0)),
+        ):
+            _rate(agent, game, st, simulations, 0.0)  # warm: compile or load the cache
+            inside[0] = 0.0
+            mcts_module.search = timed  # type: ignore[assignment]
+            try:
+                t0 = time.perf_counter()
+                rate, calls = _rate(agent, game, st, simulations, seconds)
+                wall = time.perf_counter() - t0
+            finally:
+                mcts_module.search = real_search  # type: ignore[assignment]
+            sims = rate * wall  # simulations done in the timed calls
+            us[f"{label} act"] = 1e6 / rate
+            us[f"{label} search"] = 1e6 * inside[0] / sims
+        old = PythonTreeMCTSAgent(simulations=simulations, seed=0)
+        _rate(old, game, st, simulations, 0.0)
+        us["old act"] = 1e6 / _rate(old, game, st, simulations, seconds)[0]
+        parts = [
+            ("act (whole call)", us["full act"]),
+            ("  search()", us["full search"]),
+            ("    search() without playouts", us["cut search"]),
+            ("    playouts (difference)", us["full search"] - us["cut search"]),
+            ("  act outside search()", us["full act"] - us["full search"]),
+            ("python-tree act (whole call)", us["old act"]),
+        ]
+        config = spec.peer_config or f"{spec.default_players}p"
+        for part, value in parts:
+            out.append(
+                {
+                    "game": name,
+                    "config": config,
+                    "measure": f"mcts:{simulations} {part}",
+                    "batch": 1,
+                    "threads": 1,
+                    "rate": value,
+                    "unit": "us/simulation",
+                }
+            )
+    return out
+
+
 def ratios(table: list[dict[str, Any]]) -> list[str]:
     """Lines 'game B: array / python-tree = x, array / openspiel = y'."""
     lines = []
@@ -158,6 +240,10 @@ def ratios(table: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _args(args: Any) -> dict[str, Any]:
+    return {k: v for k, v in vars(args).items() if k not in ("json", "breakdown")}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table and the speed-ups, write the JSON report."""
     parser = cli_text.ArgumentParser(prog="python -m benchmarks.search", description=__doc__)
@@ -168,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel's MCTSBot")
     parser.add_argument("--no-python-tree", action="store_true", help="skip the old MCTSAgent")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="where a B = 1 decision's time goes instead"
+    )
     parser.add_argument("--json", type=Path, default=Path("results/search.json"))
     args = parser.parse_args(argv)
     if any(b < 1 for b in args.batch) or args.simulations < 1:
@@ -175,6 +264,11 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks import print_table
 
     started = time.time()
+    if args.breakdown:
+        parts = breakdown(args.games, args.simulations, args.seconds)
+        print_table(parts)
+        write_report(args.json, parts, started, {"args": {"breakdown": True, **_args(args)}})
+        return 0
     table = rows(
         args.games,
         args.batch,
@@ -186,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     print_table(table)
     for line in ratios(table):
         print(line)
-    extra = {"args": {k: v for k, v in vars(args).items() if k != "json"}, "ratios": ratios(table)}
+    extra = {"args": _args(args), "ratios": ratios(table)}
     write_report(args.json, table, started, extra)
     return 0
 
