@@ -14,6 +14,7 @@ Compile time of the array search is reported apart (``compile s``), never in the
     python -m benchmarks.search                        # every searched game, B = 1 and 256
     python -m benchmarks.search --games GAME --batch 1 --simulations 200 --seconds 2
     arena bench --search                               # these rows after the throughput rows
+    python -m benchmarks.search --breakdown            # microseconds per simulation, by part
 
 The games are the registered ones the array search plays (:func:`search_games`: their
 entry's ``search`` and an ``envs/<game>/search_api.py``), each at its default seat count;
