@@ -15,6 +15,10 @@ information state string   the action history (perfect information, perfect reca
 
 Every transition is the Proteus Numba kernel through the batch facade at batch size 1
 (its serial path), so OpenSpiel's MCTS and AlphaZero search the same rules as the AEC env.
+OpenSpiel's ``MCTSBot`` asks a state for its player to act several times per step of
+its random playouts, so the state keeps that answer (``_sync`` after each change of its
+arrays) instead of recomputing it from the arrays, and a clone copies the arrays only
+(``KernelState.__deepcopy__``).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from envs.proteus.constants import DEFAULT_MAX_TURNS, NUM_ACTIONS
 from envs.proteus.notation import action_to_str
 
 SHORT_NAME = "python_proteus"
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _PARAMS = {"max_turns": DEFAULT_MAX_TURNS}
 
 GAME_TYPE = board_game_type(
@@ -90,21 +95,27 @@ class ProteusState(pyspiel.State):
         self._max_turns = int(game.get_parameters()["max_turns"])
         self._st = facade_for(self._max_turns).init(1, 0)
         self._returns = [0.0, 0.0]
+        self._sync()
 
     @property
     def facade(self) -> ProteusBatch:
         return facade_for(self._max_turns)
 
+    def _sync(self) -> None:
+        """Recompute the cached player to act after ``_st`` changed (the facade's
+        ``current_player``, or TERMINAL once the game is over)."""
+        st = self._st
+        self._cur = _TERMINAL if st.status[0] != 0 else int(st.player[0])
+
     def current_player(self) -> int:
-        if self.facade.terminated(self._st)[0]:
-            return pyspiel.PlayerId.TERMINAL
-        return int(self.facade.current_player(self._st)[0])
+        return self._cur
 
     def _legal_actions(self, player: int) -> list[int]:
-        return [int(a) for a in np.flatnonzero(self.facade.legal_mask(self._st)[0])]
+        return np.flatnonzero(self.facade.legal_mask(self._st)[0]).tolist()  # type: ignore[no-any-return]
 
     def _apply_action(self, action: int) -> None:
         rewards, done = self.facade.step(self._st, np.array([action], np.int64))
+        self._sync()
         if done[0]:
             self._returns = [float(rewards[0, 0]), float(rewards[0, 1])]
 
@@ -112,7 +123,7 @@ class ProteusState(pyspiel.State):
         return action_to_str(int(action))
 
     def is_terminal(self) -> bool:
-        return bool(self.facade.terminated(self._st)[0])
+        return self._cur == _TERMINAL
 
     def returns(self) -> list[float]:
         return list(self._returns)
@@ -134,6 +145,7 @@ def state_of(game: ProteusGame, facade: ProteusBatch, one: Any) -> ProteusState:
     """A pyspiel state of ``game`` holding the batch-of-one facade state ``one``."""
     state = game.new_initial_state()
     state._st = facade.copy(one)
+    state._sync()
     return state
 
 

@@ -84,6 +84,12 @@ class KernelState:
     def copy(self) -> KernelState:
         return KernelState(*(a.copy() for a in self.arrays()))
 
+    def __deepcopy__(self, memo: dict[int, object]) -> KernelState:
+        """The arrays copied: all a state holds. Why: pyspiel clones a Python game state
+        (``envs/proteus/openspiel.py``) by deep-copying its attributes, once per
+        simulation of OpenSpiel's MCTSBot, and the generic path walks the dataclass."""
+        return self.copy()
+
     def take(self, index: np.ndarray) -> KernelState:
         return KernelState(*(np.ascontiguousarray(a[index]) for a in self.arrays()))
 

@@ -103,6 +103,36 @@ def test_pr_mcts_against_our_random_agent() -> None:
     assert set(np.unique(results)) <= {-1.0, 0.0, 1.0}
 
 
+def test_pr_clones_are_independent_and_state_of_caches_the_player() -> None:
+    """A clone (what OpenSpiel's MCTSBot makes per simulation) shares nothing with its
+    original: playing it to its end leaves the original's player to act, legal actions,
+    terminal flag and string as they were; a state built from a facade state
+    (``state_of``) answers for that position, not for the start (the cached player)."""
+    from envs.proteus.batch import ProteusBatch
+    from envs.proteus.openspiel import game_of, state_of
+
+    facade = ProteusBatch(max_turns=60)
+    game = game_of(facade)
+    one = facade.init(1, 0)
+    facade.step(one, facade.random_actions(one))  # seat 0 has moved (PR-3): seat 1 to act
+    mid = state_of(game, facade, one)
+    assert mid.current_player() == 1 and game.new_initial_state().current_player() == 0
+    rng = np.random.default_rng(5)
+    for state in (game.new_initial_state(), mid):
+        while not state.is_terminal():
+            before = (state.current_player(), state.legal_actions(), str(state), False)
+            twin = state.clone()
+            while not twin.is_terminal():
+                legal = twin.legal_actions()
+                twin.apply_action(legal[rng.integers(len(legal))])
+            assert twin.current_player() == pyspiel.PlayerId.TERMINAL
+            after = (state.current_player(), state.legal_actions(), str(state), state.is_terminal())
+            assert before == after
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+        assert state.current_player() == pyspiel.PlayerId.TERMINAL and not state.legal_actions()
+
+
 @pytest.mark.slow
 def test_pr_openspiel_alpha_zero_smoke_run(tmp_path: Path) -> None:
     """One learner step of OpenSpiel's AlphaZero: self-play games, a finite loss, a checkpoint."""
