@@ -128,9 +128,12 @@ class SearchResult:
 
 
 def _simulate_py(
-    G, NS, TR, t, mode, c, max_steps, rollouts, acts, rew, ret, allowed, noallow, noprior
+    G, NS, TR, t, mode, c, max_steps, rollouts, acts, rew, ret, total, allowed, noallow, noprior
 ):  # noqa: E501
-    """One simulation of tree ``t`` with playout evaluation; returns the visits it added."""
+    """One simulation of tree ``t`` with playout evaluation; returns the visits it added.
+
+    ``total`` (P,) is scratch for the summed playout returns (compiled without the
+    runtime, ``tree.NO_REFCOUNT``, so it allocates nothing)."""
     key = TR[14]
     s = 3 * t + 1
     node = _descend(G, NS, TR, t, mode, c, rew, ret)
@@ -139,7 +142,8 @@ def _simulate_py(
     # a new leaf (its state in slot s): expand, then value it by playouts
     k = g_legal(G, NS, s, acts)
     add_edges(TR, t, node, acts, k, noprior, allowed[t] if node == 0 else noallow)
-    total = np.zeros(ret.shape[0])
+    for p in range(total.shape[0]):
+        total[p] = 0.0
     for _ in range(rollouts):
         src = s
         if rollouts > 1:
@@ -147,7 +151,8 @@ def _simulate_py(
             src = s + 1
         key[t] = g_playout(G, NS, src, key[t], max_steps, ret, rew)
         draw_returns(TR, t, ret)
-        total += ret
+        for p in range(total.shape[0]):
+            total[p] += ret[p]
     backup(TR, t, node, total, rollouts)
     return rollouts
 
@@ -159,6 +164,7 @@ def _run_playouts_py(G, NS, TR, mode, c, max_steps, rollouts, A, allowed, noallo
     acts = np.zeros(A, np.int64)
     rew = np.zeros((NS[0].shape[0], TR[1].shape[2]), np.float64)
     ret = np.zeros(TR[1].shape[2], np.float64)
+    total = np.zeros(TR[1].shape[2], np.float64)
     for t in range(sims.shape[0]):
         while sims[t] < budget[t]:
             if cap - count[t, 1] < A:
@@ -175,6 +181,7 @@ def _run_playouts_py(G, NS, TR, mode, c, max_steps, rollouts, A, allowed, noallo
                 acts,
                 rew,
                 ret,
+                total,
                 allowed,
                 noallow,
                 noprior,
@@ -443,8 +450,10 @@ def compiled(game: Any) -> SimpleNamespace:
             "g_playout": api.playout,
             "g_wins": api.wins_now,
         }
-        desc = specialize(_descend_py, suffix, **ops)
-        sim = specialize(_simulate_py, suffix, _descend=desc, **ops)
+        # the per-simulation functions without reference counts (tree.NO_REFCOUNT);
+        # the entry loops below allocate their scratch and keep the runtime
+        desc = specialize(_descend_py, suffix, refcount=False, **ops)
+        sim = specialize(_simulate_py, suffix, refcount=False, _descend=desc, **ops)
         _COMPILED[name] = SimpleNamespace(
             api=api,
             run=specialize(_run_playouts_py, suffix, _simulate=sim, **ops),
@@ -452,7 +461,7 @@ def compiled(game: Any) -> SimpleNamespace:
             deep_filter=specialize(
                 _deep_filter_py,
                 suffix,
-                _forced_loss=specialize(_forced_loss_py, suffix, **ops),
+                _forced_loss=specialize(_forced_loss_py, suffix, refcount=False, **ops),
                 **ops,
             ),
             descend_all=specialize(_descend_all_py, suffix, _descend=desc, **ops),

@@ -127,13 +127,16 @@ def decision_roots(
     roots: list[Any] = []
     owner: list[int] = []
     keys: list[int] = []
+    hidden = getattr(game, "determinize", None) is not None
     for i in todo:
         seat = int(seats[i])
-        key = view_key(seed, obs[i], mask[i], seat)
         one = game.take(state, np.array([i]))
-        samples = root_samples(game, one, seat, np.random.default_rng(key), count)
-        if len(samples) == 1:
-            key = position_key(game, state, int(i), seed)
+        samples = [one]
+        if hidden:  # a Generator costs more than a small search's setup: only when used
+            key = view_key(seed, obs[i], mask[i], seat)
+            samples = root_samples(game, one, seat, np.random.default_rng(key), count)
+        if len(samples) == 1:  # position_key(game, state, i, seed), from the row taken
+            key = digest(seed, state_arrays(one))
         for j, r in enumerate(samples):
             roots.append(r)
             owner.append(int(i))

@@ -37,6 +37,15 @@ from numba import njit
 UCT = 0
 PUCT = 1
 
+#: Compile options of the functions a simulation calls (the tree operations below, the
+#: per-simulation loops of ``driver.py``, the games' ``search_api.py``): without Numba's
+#: reference counts. Why: a compiled function that calls another counts a reference to
+#: every array of its tuple arguments on entry and drops it on exit, two atomic
+#: operations per array (the trees are 16 arrays, a game state up to 13), and these were
+#: half the CPU samples of a search's tree loop (docs/search.md). Such a function must not
+#: allocate an array; the loops that do (the driver's entry points) keep the runtime.
+NO_REFCOUNT: dict[str, Any] = {"cache": True, "_nrt": False}
+
 
 @dataclass
 class Trees:
@@ -116,13 +125,14 @@ class Trees:
             setattr(self, name, arr)
 
 
-def specialize(fn: Callable[..., Any], suffix: str, **bindings: Any) -> Any:
+def specialize(fn: Callable[..., Any], suffix: str, refcount: bool = True, **bindings: Any) -> Any:
     """An njit (``cache=True``) twin of ``fn`` whose global names ``bindings`` are rebound.
 
     Why: Numba cannot cache a function that takes another compiled function as an
     argument (each dispatcher is a new type), so each game gets its own compiled copy of
     the search loops, with the game's step, legal-move and playout functions bound as
     globals. The twin gets its own qualified name, hence its own on-disk cache entry.
+    ``refcount=False`` compiles it with :data:`NO_REFCOUNT` (it must not allocate).
     """
     glb = dict(fn.__globals__)
     glb.update(bindings)
@@ -132,13 +142,13 @@ def specialize(fn: Callable[..., Any], suffix: str, **bindings: Any) -> Any:
     twin.__qualname__ = f"{fn.__qualname__}__{suffix}"
     twin.__module__ = fn.__module__
     twin.__doc__ = fn.__doc__
-    return njit(cache=True)(twin)
+    return njit(**({"cache": True} if refcount else NO_REFCOUNT))(twin)
 
 
 # ----------------------------------------------------------------------------- tree ops
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def select_edge(TR, t, node, mode, c):
     """The edge the seat to move at ``node`` follows (UCT or PUCT, module docstring)."""
     n, w, r, parent, player, edge0, nedge, win, action, prior, child = TR[:11]
@@ -174,7 +184,7 @@ def select_edge(TR, t, node, mode, c):
     return best
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def add_child(TR, t, node, e, player_now, rew):
     """Create the child of edge ``e`` of ``node``: its seat to move and incoming rewards."""
     n, w, r, parent, player, edge0, nedge, win, action, prior, child, count = TR[:12]
@@ -193,7 +203,7 @@ def add_child(TR, t, node, e, player_now, rew):
     return ch
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def draw_returns(TR, t, ret):
     """If ``ret`` (P,) are the returns of a drawn ending (all zero), make them tree
     ``t``'s draw values (contempt: below zero for the root's seat), in place."""
@@ -204,7 +214,7 @@ def draw_returns(TR, t, ret):
         ret[s] = TR[15][t, s]
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def add_edges(TR, t, node, acts, k, priors, allowed):
     """Expand ``node`` with edges for ``acts[:k]`` (``allowed`` (A,) bool filters them).
 
@@ -239,22 +249,24 @@ def add_edges(TR, t, node, acts, k, priors, allowed):
     return m
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def backup(TR, t, node, value, count):
     """Add ``count`` visits whose returns (from ``node`` on) sum to ``value`` up the path."""
     n, w, r, parent = TR[0], TR[1], TR[2], TR[3]
-    P = value.shape[0]
-    total = value.copy()
     cur = node
     while cur >= 0:
         n[t, cur] += count
-        for s in range(P):
-            w[t, cur, s] += total[s]
-            total[s] += count * r[t, cur, s]
         cur = parent[t, cur]
+    for s in range(value.shape[0]):  # one walk per seat: no scratch array to allocate
+        total = value[s]
+        cur = node
+        while cur >= 0:
+            w[t, cur, s] += total
+            total += count * r[t, cur, s]
+            cur = parent[t, cur]
 
 
-@njit(cache=True)
+@njit(**NO_REFCOUNT)
 def root_stats(TR, num_actions, visits, qsum):
     """Per tree and root action: visits of the child, and the summed return of its seat."""
     n, w, r, parent, player, edge0, nedge, win, action, prior, child = TR[:11]

@@ -19,6 +19,7 @@ from envs.core.cache import guard_cache
 from envs.core.loops import copy_rows
 from envs.proteus.constants import A_PASS
 from envs.proteus.kernel import (
+    FAST,
     _apply_one,
     _goal_winner,
     _legal_set,
@@ -40,7 +41,7 @@ def arrays(state: Any) -> tuple[np.ndarray, ...]:
     return state.arrays()
 
 
-@njit(cache=True)
+@njit(cache=True, **FAST)  # no reference counts (kernel.FAST): called once per step
 def copy_slot(G, S, src, dst):
     """Copy game ``src`` into row ``dst`` (the PR-17 history only as far as it is used)."""
     hist, hist_len = S[9], S[10]
@@ -50,7 +51,7 @@ def copy_slot(G, S, src, dst):
         hist[dst, k] = hist[src, k]
 
 
-@njit(cache=True)
+@njit(cache=True, **FAST)
 def apply_action(G, S, i, action, rew):
     """Play legal ``action`` in game ``i``; ``rew[i]`` gets the step's rewards per seat."""
     status = S[11]
@@ -63,7 +64,7 @@ def apply_action(G, S, i, action, rew):
         _rewards_of(status, i, rew)
 
 
-@njit(cache=True)
+@njit(cache=True, **FAST)
 def to_play(G, S, i):
     """Seat to move in game ``i``; -1 once it is over."""
     if S[11][i] != 0:
@@ -71,7 +72,7 @@ def to_play(G, S, i):
     return np.int64(S[6][i])
 
 
-@njit(cache=True)
+@njit(cache=True, **FAST)
 def legal_actions(G, S, i, out):
     """Write the legal actions of game ``i`` into ``out``; returns how many (a lone pass: 1)."""
     tsq, pieces, bb, act, player = S[1], S[2], S[4], S[5], S[6]
@@ -88,7 +89,7 @@ def legal_actions(G, S, i, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, **FAST)
 def wins_now(G, S, i, scratch, action, rew):
     """Whether the mover of game ``i`` wins at once by ``action`` (PR-16); ``i`` is kept.
 
@@ -104,7 +105,7 @@ def wins_now(G, S, i, scratch, action, rew):
     return _goal_winner(tw, pcs, w, a) == p
 
 
-@njit(cache=True)
+@njit(cache=True, **FAST)
 def playout(G, S, i, key, max_steps, ret, rew):
     """Uniformly random legal moves from game ``i`` (consumed) to the end, from ``key``.
 

@@ -15,11 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from envs.core.cache import guard_cache
-from envs.core.loops import copy_rows
-from envs.virus_fight.constants import PH_SETUP
+from envs.virus_fight.constants import PH_SETUP, jit
 from envs.virus_fight.kernel import (
     I_ALIVE,
     I_CUR,
@@ -65,16 +63,34 @@ def arrays(state: Any) -> tuple[np.ndarray, ...]:
     return state.arrays()
 
 
-@njit(cache=True, error_model="numpy")
+@jit  # no reference counts (constants.jit): a search calls these once per step
 def copy_slot(G, S, src, dst):
-    """Copy game ``src`` into row ``dst`` (the VF-17 history only as far as it is used)."""
-    info, hist = S[4], S[6]
-    copy_rows(S[:6], src, dst)  # bb, cells, marker, supply, info, rng
+    """Copy game ``src`` into row ``dst`` (the VF-17 history only as far as it is used).
+
+    Element by element: a row copy of a 2-D or 3-D array (``a[dst] = a[src]``) needs
+    Numba's runtime, which these functions go without."""
+    bb, cells, marker, supply, info, rng, hist = S
+    _copy_row(bb, src, dst)
+    _copy_row(cells, src, dst)
+    _copy_row(marker, src, dst)
+    _copy_row(info, src, dst)
+    for s in range(supply.shape[1]):
+        for p in range(supply.shape[2]):
+            supply[dst, s, p] = supply[src, s, p]
+    rng[dst] = rng[src]
     for k in range(info[src, I_HLEN]):
-        hist[dst, k] = hist[src, k]
+        for w in range(hist.shape[2]):
+            hist[dst, k, w] = hist[src, k, w]
 
 
-@njit(cache=True, error_model="numpy")
+@jit
+def _copy_row(a, src, dst):
+    """``a[dst] = a[src]`` for a 2-D array, without the runtime."""
+    for j in range(a.shape[1]):
+        a[dst, j] = a[src, j]
+
+
+@jit
 def apply_action(G, S, i, action, rew):
     """Play legal ``action`` in game ``i``; ``rew[i]`` gets the step's rewards per seat."""
     seg, cfg = G[0], G[1]
@@ -85,7 +101,7 @@ def apply_action(G, S, i, action, rew):
         _apply(i, action, bb, cells, marker, supply, info, rng, hist, seg, cfg, rew)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def to_play(G, S, i):
     """Seat to act in game ``i``; -1 once it is over."""
     info = S[4]
@@ -94,7 +110,7 @@ def to_play(G, S, i):
     return np.int64(info[i, I_CUR])
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def legal_actions(G, S, i, out):
     """Write the legal actions of game ``i`` (ascending) into ``out``; returns how many."""
     seg, cfg, row = G
@@ -108,7 +124,7 @@ def legal_actions(G, S, i, out):
     return k
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def wins_now(G, S, i, scratch, action, rew):
     """Whether the seat to act in game ``i`` wins at once by ``action`` (row ``scratch`` is
     overwritten, ``i`` is kept): the game ends in this step with a positive reward for it."""
@@ -118,7 +134,7 @@ def wins_now(G, S, i, scratch, action, rew):
     return to_play(G, S, scratch) < 0 and rew[scratch, mover] > 0
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def playout(G, S, i, key, max_steps, ret, rew):
     """Uniformly random legal moves from game ``i`` (consumed) to the end, from ``key``.
 
@@ -149,7 +165,7 @@ def playout(G, S, i, key, max_steps, ret, rew):
     return rng[i]
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _add_supply_margins(i, supply, info, P, ret):
     """Add each live seat's soft VF-17 score of game ``i`` to ``ret`` (:func:`playout`).
 

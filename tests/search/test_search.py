@@ -164,6 +164,26 @@ def winning_positions(game: Any, n: int, seed: int) -> tuple[Any, list[set[int]]
     return concat(game, found), wins
 
 
+def test_backup_adds_visits_once_and_each_seats_return_up_the_path() -> None:
+    """``backup`` (tree.py, compiled without the runtime: it walks the path once per seat
+    instead of copying the value): every node on the path gets ``count`` visits once, and
+    seat s's value sum at a node is the leaf value plus ``count`` times the rewards of the
+    steps below that node (the returns from the node on)."""
+    from agents.search.tree import Trees, backup
+
+    tr = Trees.allocate(np.array([4]), 2, np.array([0]), 8, np.array([1], np.uint64))
+    TR = tr.arrays()
+    tr.parent[0, :3] = [-1, 0, 1]  # root -> 1 -> 2 (the leaf)
+    tr.r[0, 1] = [0.5, -0.5]  # the step into node 1
+    tr.r[0, 2] = [1.0, -2.0]  # the step into node 2
+    backup(TR, 0, 2, np.array([0.25, -0.25]), 3)
+    assert tr.n[0, :4].tolist() == [3, 3, 3, 0]
+    np.testing.assert_allclose(tr.w[0, 2], [0.25, -0.25])
+    np.testing.assert_allclose(tr.w[0, 1], [0.25 + 3 * 1.0, -0.25 + 3 * -2.0])
+    np.testing.assert_allclose(tr.w[0, 0], [0.25 + 3 * 1.5, -0.25 + 3 * -2.5])
+    assert not tr.w[0, 3].any()
+
+
 def test_search_takes_a_win_in_one() -> None:
     # Proteus (PR-16); in random Virus Fight games a win in one with a losing alternative
     # is too rare to collect quickly (eliminations mostly happen without a decision, VF-15)
