@@ -71,7 +71,8 @@ def measure(
     ``progress`` (optional) gets one line of running counts after each seat's games.
 
     ``games`` must be a multiple of the seat count P (else ``ValueError``); each seat
-    plays games ``first_game .. first_game + games / P - 1`` of its seeded series. Why: a game's key depends on its index, and the searches' (``mcts``, ``az``,
+    plays games ``first_game .. first_game + games / P - 1`` of its seeded series. Why: a
+    game's key depends on its index, and the searches' (``mcts``, ``az``,
     ``openspiel-mcts``) and ``az-policy``'s choices only on the game itself, so for them a
     long series splits into runs that together play exactly the games of one run
     (``games=20, first_game=0`` and ``games=20, first_game=10`` are the games of
