@@ -19,7 +19,6 @@ from envs.core.cache import guard_cache
 from envs.core.loops import copy_rows
 from envs.proteus.constants import A_PASS
 from envs.proteus.kernel import (
-    FAST,
     _apply_one,
     _goal_winner,
     _legal_set,
@@ -29,6 +28,10 @@ from envs.proteus.kernel import (
     _transition,
 )
 from envs.proteus.legal import _count, _nth_action
+
+#: the compile options of the functions below: no reference counts (as the kernel's
+#: ``FAST`` loops), so they must not allocate; a search calls them once per step
+search_jit = njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 
 
 def static(game: Any) -> tuple[np.ndarray, ...]:
@@ -41,7 +44,7 @@ def arrays(state: Any) -> tuple[np.ndarray, ...]:
     return state.arrays()
 
 
-@njit(cache=True, **FAST)  # no reference counts (kernel.FAST): called once per step
+@search_jit
 def copy_slot(G, S, src, dst):
     """Copy game ``src`` into row ``dst`` (the PR-17 history only as far as it is used)."""
     hist, hist_len = S[9], S[10]
@@ -51,7 +54,7 @@ def copy_slot(G, S, src, dst):
         hist[dst, k] = hist[src, k]
 
 
-@njit(cache=True, **FAST)
+@search_jit
 def apply_action(G, S, i, action, rew):
     """Play legal ``action`` in game ``i``; ``rew[i]`` gets the step's rewards per seat."""
     status = S[11]
@@ -64,7 +67,7 @@ def apply_action(G, S, i, action, rew):
         _rewards_of(status, i, rew)
 
 
-@njit(cache=True, **FAST)
+@search_jit
 def to_play(G, S, i):
     """Seat to move in game ``i``; -1 once it is over."""
     if S[11][i] != 0:
@@ -72,7 +75,7 @@ def to_play(G, S, i):
     return np.int64(S[6][i])
 
 
-@njit(cache=True, **FAST)
+@search_jit
 def legal_actions(G, S, i, out):
     """Write the legal actions of game ``i`` into ``out``; returns how many (a lone pass: 1)."""
     tsq, pieces, bb, act, player = S[1], S[2], S[4], S[5], S[6]
@@ -89,7 +92,7 @@ def legal_actions(G, S, i, out):
     return k
 
 
-@njit(cache=True, **FAST)
+@search_jit
 def wins_now(G, S, i, scratch, action, rew):
     """Whether the mover of game ``i`` wins at once by ``action`` (PR-16); ``i`` is kept.
 
@@ -105,7 +108,7 @@ def wins_now(G, S, i, scratch, action, rew):
     return _goal_winner(tw, pcs, w, a) == p
 
 
-@njit(cache=True, **FAST)
+@search_jit
 def playout(G, S, i, key, max_steps, ret, rew):
     """Uniformly random legal moves from game ``i`` (consumed) to the end, from ``key``.
 
