@@ -104,13 +104,18 @@ def run_loop(
         numba.set_num_threads(old)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def copy_rows(arrays, src, dst):  # type: ignore[no-untyped-def]
     """Copy game ``src`` into row ``dst`` of every array of the tuple ``arrays``.
 
     Why here: a search copies one game's row of each kernel array into a scratch row
     (``envs/<game>/search_api.py``); the tuple mixes dtypes and ranks, so the loop is
-    unrolled at compile time (``literal_unroll``), one plain row copy per array.
+    unrolled at compile time (``literal_unroll``). Element by element over each array
+    viewed as ``(games, -1)``: a row assignment ``a[dst] = a[src]`` of a 2-D or 3-D array
+    needs Numba's runtime, and the search's per-simulation functions, which call this,
+    compile without it (``agents/search/tree.py``, ``NO_REFCOUNT``).
     """
     for a in literal_unroll(arrays):
-        a[dst] = a[src]
+        rows = a.reshape((a.shape[0], -1))  # a view: the kernels' arrays are C-contiguous
+        for j in range(rows.shape[1]):
+            rows[dst, j] = rows[src, j]

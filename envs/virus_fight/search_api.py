@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.cache import guard_cache
+from envs.core.loops import copy_rows
 from envs.virus_fight.constants import PH_SETUP, jit
 from envs.virus_fight.kernel import (
     I_ALIVE,
@@ -65,29 +66,12 @@ def arrays(state: Any) -> tuple[np.ndarray, ...]:
 
 @jit  # no reference counts (constants.jit): a search calls these once per step
 def copy_slot(G, S, src, dst):
-    """Copy game ``src`` into row ``dst`` (the VF-17 history only as far as it is used).
-
-    Element by element: a row copy of a 2-D or 3-D array (``a[dst] = a[src]``) needs
-    Numba's runtime, which these functions go without."""
-    bb, cells, marker, supply, info, rng, hist = S
-    _copy_row(bb, src, dst)
-    _copy_row(cells, src, dst)
-    _copy_row(marker, src, dst)
-    _copy_row(info, src, dst)
-    for s in range(supply.shape[1]):
-        for p in range(supply.shape[2]):
-            supply[dst, s, p] = supply[src, s, p]
-    rng[dst] = rng[src]
+    """Copy game ``src`` into row ``dst`` (the VF-17 history only as far as it is used)."""
+    info, hist = S[4], S[6]
+    copy_rows(S[:6], src, dst)  # bb, cells, marker, supply, info, rng
     for k in range(info[src, I_HLEN]):
         for w in range(hist.shape[2]):
             hist[dst, k, w] = hist[src, k, w]
-
-
-@jit
-def _copy_row(a, src, dst):
-    """``a[dst] = a[src]`` for a 2-D array, without the runtime."""
-    for j in range(a.shape[1]):
-        a[dst, j] = a[src, j]
 
 
 @jit
