@@ -135,8 +135,8 @@ def decision_roots(
         if hidden:  # a Generator costs more than a small search's setup: only when used
             key = view_key(seed, obs[i], mask[i], seat)
             samples = root_samples(game, one, seat, np.random.default_rng(key), count)
-        if len(samples) == 1:  # position_key(game, state, i, seed), from the row taken
-            key = digest(seed, state_arrays(one))
+        if len(samples) == 1:
+            key = position_key(game, one, 0, seed)  # game i's key, from the row taken
         for j, r in enumerate(samples):
             roots.append(r)
             owner.append(int(i))
