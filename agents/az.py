@@ -84,6 +84,19 @@ def game_safety_depth(game: Any) -> int:
     return int(getattr(search_api(game), "AZ_SAFETY_DEPTH", 0))
 
 
+def game_safety_deepening(game: Any) -> tuple[int, int]:
+    """``(max_depth, nodes)`` of ``az``'s deep root filter for a game: after the pass at
+    :func:`game_safety_depth` it runs again 2, 4, ... decisions deeper up to ``max_depth``
+    (0: no deeper pass), each walk of at most ``nodes`` applied actions per root action
+    (``AZ_SAFETY_MAX_DEPTH`` / ``AZ_SAFETY_NODES`` of its search module; defaults 0 and
+    ``SearchConfig``'s 5,000)."""
+    from agents.search.driver import SearchConfig, search_api
+
+    api = search_api(game)
+    nodes = getattr(api, "AZ_SAFETY_NODES", SearchConfig.safety_nodes)
+    return int(getattr(api, "AZ_SAFETY_MAX_DEPTH", 0)), int(nodes)
+
+
 #: logits per unit of a flag weight (as ``agents.networks.FLAG_SCALE``, without torch)
 FLAG_SCALE = 10.0
 
@@ -370,12 +383,15 @@ def root_visits(
     prior_mix: float = 0.0,
     rollout_steps: int | None = None,
     safety_depth: int = 0,
+    safety_max_depth: int = 0,
+    safety_nodes: int = 5000,
 ) -> np.ndarray:
     """(T, A) root visit counts of a PUCT search guided by ``net`` (self-play and ``az``);
     ``rollout_mix``: weight of a random playout in each leaf's value, ``contempt``: what a
     drawn ending costs the root's seat, ``rollout_steps``: the playouts' cut-off,
-    ``safety_depth``: the deep root filter (all ``SearchConfig``), ``prior_mix``: the
-    uniform share of the priors (:func:`net_evaluator`)."""
+    ``safety_depth`` / ``safety_max_depth`` / ``safety_nodes``: the deep root filter (all
+    ``SearchConfig``), ``prior_mix``: the uniform share of the priors
+    (:func:`net_evaluator`)."""
     from agents.search.driver import SearchConfig
 
     cfg = SearchConfig(
@@ -386,6 +402,8 @@ def root_visits(
         contempt=contempt,
         max_rollout_steps=rollout_steps,
         safety_depth=safety_depth,
+        safety_max_depth=safety_max_depth,
+        safety_nodes=safety_nodes,
     )
     return _net_search(
         game, roots, seats, net, simulations, keys, cfg, noise, prior_mix=prior_mix
@@ -492,7 +510,10 @@ class AZAgent(Agent):
     ``rollout_steps``: the playouts' cut-off (``SearchConfig.max_rollout_steps``; None: to
     the end; the default :data:`GAME_DEFAULT`: the game's own, :func:`game_rollout_steps`).
     ``safety_depth``: the deep root filter (``SearchConfig.safety_depth``; 0: none; the
-    default :data:`GAME_DEFAULT`: the game's own, :func:`game_safety_depth`)."""
+    default :data:`GAME_DEFAULT`: the game's own, :func:`game_safety_depth`);
+    ``safety_max_depth`` / ``safety_nodes``: its deeper passes and walk budget
+    (``SearchConfig``; :data:`GAME_DEFAULT`: the game's own,
+    :func:`game_safety_deepening`)."""
 
     needs_context = True
 
@@ -508,6 +529,8 @@ class AZAgent(Agent):
         prior_mix: float = 0.0,
         rollout_steps: int | None = GAME_DEFAULT,
         safety_depth: int = GAME_DEFAULT,
+        safety_max_depth: int = GAME_DEFAULT,
+        safety_nodes: int = GAME_DEFAULT,
     ) -> None:
         if simulations < 0:
             raise ValueError(f"simulations must be >= 0, got {simulations}")
@@ -525,6 +548,14 @@ class AZAgent(Agent):
             )
         if safety_depth != GAME_DEFAULT and safety_depth < 0:
             raise ValueError(f"safety_depth must be >= 0 or GAME_DEFAULT, got {safety_depth}")
+        if safety_max_depth != GAME_DEFAULT and safety_max_depth < 0:
+            raise ValueError(
+                f"safety_max_depth must be >= 0 or GAME_DEFAULT, got {safety_max_depth}"
+            )
+        if safety_nodes != GAME_DEFAULT and safety_nodes < 1:
+            raise ValueError(f"safety_nodes must be >= 1 or GAME_DEFAULT, got {safety_nodes}")
+        self.safety_max_depth = int(safety_max_depth)
+        self.safety_nodes = int(safety_nodes)
         self.rollout_steps = rollout_steps
         self.safety_depth = int(safety_depth)
         self.determinizations = int(determinizations)
@@ -612,6 +643,16 @@ class AZAgent(Agent):
                     game_safety_depth(game)
                     if self.safety_depth == GAME_DEFAULT
                     else self.safety_depth
+                ),
+                safety_max_depth=(
+                    game_safety_deepening(game)[0]
+                    if self.safety_max_depth == GAME_DEFAULT
+                    else self.safety_max_depth
+                ),
+                safety_nodes=(
+                    game_safety_deepening(game)[1]
+                    if self.safety_nodes == GAME_DEFAULT
+                    else self.safety_nodes
                 ),
             )
             total = np.zeros(mask.shape)

@@ -24,7 +24,8 @@ can force a loss of the root's seat within d decisions (the root action counted)
 dropped too, unless all are; an exhaustive AND-OR walk of at most ``safety_nodes``
 actions per root action (one it does not settle stays). Why: a forced loss a few
 decisions deep lies on one narrow line, which a search guided by priors and short
-playouts can miss (docs/search.md, "Deep safety filter").
+playouts can miss (docs/search.md, "Deep safety filter"). ``safety_max_depth`` = m > d
+runs it again at d + 2, d + 4, ... and m, each pass over what the one before kept.
 Optional Gumbel root selection (``gumbel=True``): Gumbel-top-k sampling of ``considered``
 root actions and sequential halving of the budget among them (Danihelka et al. 2022).
 Determinism: every tree draws only from its own key, so a tree's result depends on its
@@ -95,6 +96,7 @@ class SearchConfig:
     contempt: float = 0.0  # a drawn ending: -contempt to the root's seat, + to the others
     safety_depth: int = 0  # drop root actions that lose by force within this many decisions
     safety_nodes: int = 5000  # actions the deep filter may apply per root action
+    safety_max_depth: int = 0  # then again at safety_depth + 2, + 4, .. and at this depth
 
     def __post_init__(self) -> None:
         if self.mode not in ("uct", "puct"):
@@ -111,6 +113,11 @@ class SearchConfig:
             raise ValueError(f"safety_depth must be >= 0, got {self.safety_depth}")
         if self.safety_nodes < 1:
             raise ValueError(f"safety_nodes must be >= 1, got {self.safety_nodes}")
+        if self.safety_max_depth and self.safety_max_depth < self.safety_depth:
+            raise ValueError(
+                f"safety_max_depth ({self.safety_max_depth}) must be 0 or >= safety_depth"
+                f" ({self.safety_depth})"
+            )
 
 
 @dataclass
@@ -274,15 +281,16 @@ def _forced_loss_py(G, NS, base, seat, depth, budget, acts, k, idx, mover, rew):
                 return 1 if v else 0
 
 
-def _deep_filter_py(G, NS, seats, depth, budget, allowed):
+def _deep_filter_py(G, NS, seats, stride, depth, budget, allowed):
     """Clear ``allowed[t, a]`` for root actions ``a`` after which the other seats can force
     a loss of the root's seat within ``depth`` decisions (``_forced_loss``; one not
     settled within ``budget`` actions stays), unless that would clear them all.
 
-    Tree ``t`` owns slots ``(depth + 1) * t ..``: the root, then one per level.
+    Tree ``t`` owns slots ``stride * t ..`` (``stride >= depth + 1``): the root, then one
+    per level.
     """
     A = allowed.shape[1]
-    D = depth + 1
+    D = stride
     acts = np.zeros((D, A), np.int64)
     k = np.zeros(D, np.int64)
     idx = np.zeros(D, np.int64)
@@ -512,8 +520,11 @@ def search(
     else:
         allowed[:] = np.asarray(game.legal_mask(roots), np.bool_)
     if cfg.safety_depth > 0:  # one root and one slot per level for each tree
-        deep = fns.api.arrays(game.take(roots, np.repeat(np.arange(T), cfg.safety_depth + 1)))
-        fns.deep_filter(G, deep, seats, cfg.safety_depth, cfg.safety_nodes, allowed)
+        top = max(cfg.safety_depth, cfg.safety_max_depth)
+        deep = fns.api.arrays(game.take(roots, np.repeat(np.arange(T), top + 1)))
+        # deeper passes judge only what the shallower kept (docs/search.md, "Deepening")
+        for depth in sorted({*range(cfg.safety_depth, top, 2), top}):
+            fns.deep_filter(G, deep, seats, top + 1, depth, cfg.safety_nodes, allowed)
     noallow = np.zeros(0, np.bool_)
     noprior = np.zeros(0, np.float32)
     # edge room: about the root's branching factor per node (grown on demand)

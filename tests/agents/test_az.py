@@ -144,10 +144,12 @@ def test_prior_mix_blends_the_priors_with_uniform_over_the_legal_actions(
 
 
 @pytest.mark.parametrize(
-    ("param", "attr", "unset", "explicit"),
+    ("param", "attr", "unset", "explicit", "vf_sets_it"),
     [
-        ("rollout_steps", "AZ_ROLLOUT_STEPS", None, (None, 7)),
-        ("safety_depth", "AZ_SAFETY_DEPTH", 0, (0, 3)),
+        ("rollout_steps", "AZ_ROLLOUT_STEPS", None, (None, 7), True),
+        ("safety_depth", "AZ_SAFETY_DEPTH", 0, (0, 3), True),
+        ("safety_max_depth", "AZ_SAFETY_MAX_DEPTH", 0, (0, 8), False),
+        ("safety_nodes", "AZ_SAFETY_NODES", 5000, (1, 900), False),
     ],
 )
 def test_search_settings_default_to_the_games_own(
@@ -156,15 +158,22 @@ def test_search_settings_default_to_the_games_own(
     attr: str,
     unset: object,
     explicit: tuple[object, ...],
+    vf_sets_it: bool,
 ) -> None:
     """``AZAgent(rollout_steps=GAME_DEFAULT)`` cuts its playouts where the game's search
     module says (``AZ_ROLLOUT_STEPS``; none: to the end) and ``safety_depth=GAME_DEFAULT``
-    filters its root to the game's ``AZ_SAFETY_DEPTH`` (none: 0, no deep filter); an
-    explicit value wins; a negative one is rejected."""
+    filters its root to the game's ``AZ_SAFETY_DEPTH`` (none: 0, no deep filter), and
+    so on for the filter's deeper passes and walk budget (``AZ_SAFETY_MAX_DEPTH``, none: 0;
+    ``AZ_SAFETY_NODES``, none: 5,000); an explicit value wins; a negative one is rejected."""
     import agents.az as az
     from agents.search.driver import search_api
 
-    getter = {"rollout_steps": az.game_rollout_steps, "safety_depth": az.game_safety_depth}
+    getter = {
+        "rollout_steps": az.game_rollout_steps,
+        "safety_depth": az.game_safety_depth,
+        "safety_max_depth": lambda game: az.game_safety_deepening(game)[0],
+        "safety_nodes": lambda game: az.game_safety_deepening(game)[1],
+    }
     seen: list[object] = []
     real = az.root_visits
 
@@ -186,6 +195,7 @@ def test_search_settings_default_to_the_games_own(
             seen.clear()
             AZAgent(4, **{param: value}).act(obs, mask, ActContext(facade, state, seats))
             assert seen == [want]
-    assert any(set_by_game) and not all(set_by_game)  # Virus Fight sets it, Proteus not
+    # Virus Fight sets it (where vf_sets_it), Proteus never
+    assert set_by_game == [vf_sets_it if g == "virus_fight" else False for g, _ in SHIPPED]
     with pytest.raises(ValueError, match=param):
         AZAgent(4, **{param: -5})

@@ -533,8 +533,14 @@ def test_deep_safety_filter_drops_root_actions_that_lose_by_force() -> None:
     rows[0][0], rows[1][1], rows[3][0] = "M3", "M3", "."  # M3@b4 played, a2-a5 moved
     lost = seat_1_to_act([" ".join(r) for r in rows], "a3", "effect", 24, first=0)
     assert _vf_search_roots(lost, safety_depth=6) == {"xa4", "xa2", "xc2", "xb1"}
+    # deepening (safety_max_depth): depth 4 keeps all three, then depth 6 drops the traps
+    assert _vf_search_roots(text, safety_depth=4) == steps
+    assert _vf_search_roots(text, safety_depth=4, safety_max_depth=6) == {"*b2"}
+    assert _vf_search_roots(text, safety_depth=6, safety_max_depth=10) == {"*b2"}
     with pytest.raises(ValueError, match="safety_depth"):
         SearchConfig(safety_depth=-1)
+    with pytest.raises(ValueError, match="safety_max_depth"):
+        SearchConfig(safety_depth=6, safety_max_depth=4)
     with pytest.raises(ValueError, match="safety_nodes"):
         SearchConfig(safety_nodes=0)
 
@@ -573,7 +579,32 @@ def test_deep_safety_filter_matches_a_python_walk(key: str) -> None:
         want = set(legal.tolist()) - lost if len(lost) < len(legal) else set(legal.tolist())
         allowed = np.asarray(game.legal_mask(one), np.bool_)
         deep = fns.api.arrays(game.take(one, np.zeros(depth + 1, np.int64)))
-        fns.deep_filter(G, deep, np.array([seat]), depth, 10**9, allowed)
+        fns.deep_filter(G, deep, np.array([seat]), depth + 1, depth, 10**9, allowed)
         assert set(np.flatnonzero(allowed[0]).tolist()) == want
         dropped += len(want) < len(legal)
     assert dropped > 0  # these positions do hold forced losses to drop
+
+
+@pytest.mark.parametrize("key", ["proteus", "vf2"])
+def test_deepening_safety_filter_judges_only_the_actions_left(key: str) -> None:
+    """``safety_max_depth`` runs the filter again, deeper, over the actions the shallower
+    pass kept: a pass drops what the Python walk proves lost at its depth unless that is
+    all of the actions *left* (then they all stay), whatever other legal actions exist."""
+    game, st, fns, _, _, G = slot_batch(key, 12, seed=11)
+    depth, checked = 3, 0
+    for g in range(st.batch_size):
+        one = game.take(st, np.array([g]))
+        seat = int(np.asarray(game.current_player(one))[0])
+        legal = np.flatnonzero(np.asarray(game.legal_mask(one), bool)[0]).tolist()
+        lost = {a for a in legal if _loses_after(game, one, a, seat, depth)}
+        if not 0 < len(lost) < len(legal):
+            continue
+        safe = min(set(legal) - lost)
+        for left, want in ((lost, lost), (lost | {safe}, {safe})):
+            allowed = np.zeros((1, game.num_actions), np.bool_)
+            allowed[0, sorted(left)] = True
+            deep = fns.api.arrays(game.take(one, np.zeros(depth + 3, np.int64)))
+            fns.deep_filter(G, deep, np.array([seat]), depth + 3, depth, 10**9, allowed)
+            assert set(np.flatnonzero(allowed[0]).tolist()) == want
+        checked += 1
+    assert checked > 0  # these positions hold actions lost at depth 3 beside safe ones
