@@ -623,6 +623,7 @@ class AZAgent(Agent):
                 self.determinizations,
                 self.simulations,
             )
+            max_depth, nodes = game_safety_deepening(game)  # the game's own, looked up once
             visits = root_visits(
                 game,
                 concat(game, roots),
@@ -645,15 +646,9 @@ class AZAgent(Agent):
                     else self.safety_depth
                 ),
                 safety_max_depth=(
-                    game_safety_deepening(game)[0]
-                    if self.safety_max_depth == GAME_DEFAULT
-                    else self.safety_max_depth
+                    max_depth if self.safety_max_depth == GAME_DEFAULT else self.safety_max_depth
                 ),
-                safety_nodes=(
-                    game_safety_deepening(game)[1]
-                    if self.safety_nodes == GAME_DEFAULT
-                    else self.safety_nodes
-                ),
+                safety_nodes=nodes if self.safety_nodes == GAME_DEFAULT else self.safety_nodes,
             )
             total = np.zeros(mask.shape)
             np.add.at(total, own, visits)  # a hidden setup's samples vote together
