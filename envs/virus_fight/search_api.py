@@ -52,6 +52,14 @@ MARGIN_SCALE = 3.0
 #: decisions deep on one narrow line that a prior-guided search misses; 6 covers the
 #: opponent's double turn and the seat's next decision (docs/results.md, version 0.5.13).
 AZ_SAFETY_DEPTH = 6
+#: the deep root filter runs again at 8 and 10 decisions over the actions the shallower
+#: pass kept (``agents.az.game_safety_deepening``, ``SearchConfig.safety_max_depth``), each
+#: pass walking at most ``AZ_SAFETY_NODES`` applied actions per root action. Why: the
+#: second seat's losses to ``openspiel-mcts:1000`` were eliminations (VF-15) forced deeper
+#: than 6 decisions while ``az`` led on supply; on the series' own 40 games that seat won
+#: 33 instead of 27 (docs/results.md, versions 0.5.16 and 0.5.17).
+AZ_SAFETY_MAX_DEPTH = 10
+AZ_SAFETY_NODES = 40000
 
 
 def static(game: Any) -> tuple[np.ndarray, ...]:

@@ -148,8 +148,8 @@ def test_prior_mix_blends_the_priors_with_uniform_over_the_legal_actions(
     [
         ("rollout_steps", "AZ_ROLLOUT_STEPS", None, (None, 7), True),
         ("safety_depth", "AZ_SAFETY_DEPTH", 0, (0, 3), True),
-        ("safety_max_depth", "AZ_SAFETY_MAX_DEPTH", 0, (0, 8), False),
-        ("safety_nodes", "AZ_SAFETY_NODES", 5000, (1, 900), False),
+        ("safety_max_depth", "AZ_SAFETY_MAX_DEPTH", 0, (0, 8), True),
+        ("safety_nodes", "AZ_SAFETY_NODES", 5000, (1, 900), True),
     ],
 )
 def test_search_settings_default_to_the_games_own(
