@@ -9,7 +9,9 @@ can run for an hour; ``--quiet`` drops these lines). ``--first-game K`` starts e
 at game K of its series, so ``--games 20 --first-game 0`` and ``--games 20 --first-game
 10`` together play the games of ``--games 40`` when both agents choose per game (the
 searches and ``az-policy``; ``random`` and ``heuristic`` draw from one stream over the
-batch): a series of many hours splits into runs.
+batch): a series of many hours splits into runs. ``--seat S`` plays only seat S's share
+of them (1 .. P, as the running counts number the seats): the same games as that seat's
+part of the full command, for a series whose other seats were played before.
 
 ``--decision-time K`` instead times AGENT's ``act`` at batch size 1 on K positions
 (reached by 0-39 seeded random moves, one warm-up call first) and prints the median and
@@ -21,7 +23,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -57,6 +59,23 @@ def games_per_seat(games: int, seats: int) -> int:
     return games // seats
 
 
+def check_seats(seats: Sequence[int] | None, num_players: int) -> list[int]:
+    """The seats to play, in order: all when ``None``; ``ValueError`` for an empty list, a
+    repeated seat or one outside ``0 .. num_players - 1``."""
+    if seats is None:
+        return list(range(num_players))
+    chosen = [int(s) for s in seats]
+    if not chosen or len(set(chosen)) != len(chosen):
+        raise ValueError(f"seats must be distinct and at least one, got {list(seats)}")
+    bad = [s for s in chosen if not 0 <= s < num_players]
+    if bad:
+        raise ValueError(
+            f"seats {bad} out of range: a {num_players}-player game has seats 0..{num_players - 1}"
+            f" (--seat 1..{num_players})"
+        )
+    return sorted(chosen)
+
+
 def measure(
     game: str,
     agent: str,
@@ -66,6 +85,7 @@ def measure(
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
     first_game: int = 0,
+    seats: Sequence[int] | None = None,
 ) -> dict[str, float]:
     """Win/draw/loss counts of ``agent`` against ``opponent`` over seat-rotated games;
     ``progress`` (optional) gets one line of running counts after each seat's games.
@@ -78,14 +98,17 @@ def measure(
     (``games=20, first_game=0`` and ``games=20, first_game=10`` are the games of
     ``games=40``). ``random`` and ``heuristic`` draw from one random stream over the
     games they are asked about: split runs start from the same positions, not the same
-    games."""
+    games. ``seats`` (0-based, default all) plays only those seats' shares, the same games
+    they play in the full run: ``games`` still counts all seats' games, so the result
+    holds ``games / P`` games per seat named."""
     if first_game < 0:
         raise ValueError(f"first_game must be >= 0, got {first_game}")
     runner = make_runner(game, players)
     p = runner.num_players
     per_seat = games_per_seat(games, p)
+    chosen = check_seats(seats, p)
     wins = draws = losses = 0
-    for seat in range(p):
+    for seat in chosen:
         agents = [make_agent(game, opponent, seed + 1000 + s) for s in range(p)]
         agents[seat] = make_agent(game, agent, seed + seat)
         out = runner.play(agents, seed + 7919 * seat, np.arange(per_seat) + first_game)
@@ -162,15 +185,26 @@ def main(argv: list[str] | None = None) -> int:
         help="each seat starts at game K of its series (split a long series into runs)",
     )
     parser.add_argument(
+        "--seat",
+        type=int,
+        action="append",
+        default=None,
+        metavar="S",
+        help="play only seat S's games (1..P; repeat for several): a series in parts",
+    )
+    parser.add_argument(
         "--decision-time", type=int, default=0, metavar="K", help="time act() at B = 1 instead"
     )
     parser.add_argument(
         "--quiet", action="store_true", help="no running counts on stderr after each seat"
     )
     args = parser.parse_args(argv)
+    seats = None if args.seat is None else [s - 1 for s in args.seat]
     if not args.decision_time:
-        try:  # a bad --games is a usage error, reported before any game is played
-            games_per_seat(args.games, make_runner(args.game, args.players).num_players)
+        try:  # a bad --games or --seat is a usage error, reported before any game is played
+            p = make_runner(args.game, args.players).num_players
+            games_per_seat(args.games, p)
+            check_seats(seats, p)
         except ValueError as e:
             parser.error(str(e))
     if args.decision_time:
@@ -195,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         args.seed,
         progress=None if args.quiet else running,
         first_game=args.first_game,
+        seats=seats,
     )
     print(
         f"{args.game} players={args.players or 'default'} {args.agent} vs {args.opponent}:"

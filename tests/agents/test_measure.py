@@ -47,6 +47,31 @@ def test_first_game_splits_a_series_into_runs_of_the_same_games() -> None:
         measure("proteus", "random", "random", games=2, first_game=-1)
 
 
+def test_seats_play_their_share_of_the_full_run() -> None:
+    """``seats=[s]`` plays seat s's games of the full run (the same games, so the parts add
+    up to the whole); a bad seat list is a ``ValueError`` naming it, before any game."""
+    whole = measure("proteus", "mcts:4", "mcts:8", games=8, seed=2)
+    parts = [measure("proteus", "mcts:4", "mcts:8", games=8, seed=2, seats=[s]) for s in (0, 1)]
+    assert [p["games"] for p in parts] == [4, 4]
+    for key in ("games", "wins", "draws", "losses"):
+        assert whole[key] == parts[0][key] + parts[1][key], key
+    both = measure("proteus", "mcts:4", "mcts:8", games=8, seed=2, seats=[1, 0])
+    assert both == whole
+    for bad, match in (([], "at least one"), ([0, 0], "distinct"), ([2], r"seats \[2\] out of")):
+        with pytest.raises(ValueError, match=match):
+            measure("proteus", "random", "random", games=2, seats=bad)
+
+
+def test_cli_seat_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["proteus", "mcts:4", "--games", "4", "--seat", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("seat 2/2 done: ") and "of 2 games" in err
+    assert "mcts:4 vs random: " in out and "/2 wins" in out
+    with pytest.raises(SystemExit):
+        main(["proteus", "random", "--games", "4", "--seat", "3"])
+    assert "seats [2] out of range" in capsys.readouterr().err
+
+
 def test_cli_first_game_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["proteus", "mcts:4", "--games", "2", "--first-game", "3", "--quiet"]) == 0
     assert "mcts:4 vs random: " in capsys.readouterr().out
