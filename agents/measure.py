@@ -173,14 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = cli_text.ArgumentParser(prog="python -m agents.measure", description=__doc__)
     parser.add_argument("game", choices=registry.names())
     parser.add_argument("agent")
-    parser.add_argument("--opponent", default="random")
-    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--opponent", default=None, help="default: random")
+    parser.add_argument("--games", type=int, default=None, help="default: 100")
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--first-game",
         type=int,
-        default=0,
+        default=None,
         metavar="K",
         help="each seat starts at game K of its series (split a long series into runs)",
     )
@@ -200,7 +200,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     seats = None if args.seat is None else [s - 1 for s in args.seat]
-    if not args.decision_time:
+    series_options = {
+        "--opponent": args.opponent,
+        "--games": args.games,
+        "--first-game": args.first_game,
+        "--seat": args.seat,
+    }
+    if args.decision_time:  # timing plays no series: a series option would be silently unused
+        given = [name for name, value in series_options.items() if value is not None]
+        if given:
+            parser.error(f"{', '.join(given)} has no effect with --decision-time")
+    else:
+        args.opponent = "random" if args.opponent is None else args.opponent
+        args.games = 100 if args.games is None else args.games
+        args.first_game = 0 if args.first_game is None else args.first_game
         try:  # a bad --games or --seat is a usage error, reported before any game is played
             p = make_runner(args.game, args.players).num_players
             games_per_seat(args.games, p)

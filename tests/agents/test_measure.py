@@ -89,3 +89,14 @@ def test_games_not_a_multiple_of_the_seats_is_an_error_not_a_truncation(
     with pytest.raises(SystemExit):
         main(["proteus", "random", "--games", "7"])
     assert "got 7: use 6 or 8" in capsys.readouterr().err
+
+
+def test_series_options_with_decision_time_are_an_error_not_ignored(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--decision-time plays no series: --games, --seat, ... would be silently unused."""
+    with pytest.raises(SystemExit):
+        main(["proteus", "random", "--decision-time", "2", "--games", "4", "--seat", "1"])
+    assert "--games, --seat has no effect with --decision-time" in capsys.readouterr().err
+    assert main(["proteus", "random", "--decision-time", "2"]) == 0
+    assert "ms per move (median; mean " in capsys.readouterr().out
