@@ -210,17 +210,6 @@ def main(argv: list[str] | None = None) -> int:
         given = [name for name, value in series_options.items() if value is not None]
         if given:
             parser.error(f"{', '.join(given)} has no effect with --decision-time")
-    else:
-        args.opponent = "random" if args.opponent is None else args.opponent
-        args.games = 100 if args.games is None else args.games
-        args.first_game = 0 if args.first_game is None else args.first_game
-        try:  # a bad --games or --seat is a usage error, reported before any game is played
-            p = make_runner(args.game, args.players).num_players
-            games_per_seat(args.games, p)
-            check_seats(seats, p)
-        except ValueError as e:
-            parser.error(str(e))
-    if args.decision_time:
         d = decision_time(args.game, args.agent, args.decision_time, args.players, args.seed)
         print(
             f"{args.game} players={args.players or 'default'} {args.agent}: "
@@ -228,6 +217,15 @@ def main(argv: list[str] | None = None) -> int:
             f"size 1 over {d['positions']} positions"
         )
         return 0
+    args.opponent = "random" if args.opponent is None else args.opponent
+    args.games = 100 if args.games is None else args.games
+    args.first_game = 0 if args.first_game is None else args.first_game
+    try:  # a bad --games or --seat is a usage error, reported before any game is played
+        p = make_runner(args.game, args.players).num_players
+        games_per_seat(args.games, p)
+        check_seats(seats, p)
+    except ValueError as e:
+        parser.error(str(e))
     t = time.perf_counter()
 
     def running(line: str) -> None:
