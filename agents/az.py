@@ -584,8 +584,8 @@ class AZAgent(Agent):
                 )
             from envs.core.threads import safe_threads
 
+            self._net = load_weights(path)  # imports torch: safe_threads acts only after
             safe_threads("AZAgent")  # torch beside the Numba search: one torch thread
-            self._net = load_weights(path)
             check_fits(self._net, game)
         return self._net
 

@@ -63,5 +63,6 @@ def set_threads(threads: int) -> None:
     from envs.core.threads import keep_threads
 
     keep_threads()  # the run's own choice: the VecEnvs and agents leave it as set here
-    th.set_num_threads(threads)
+    # Numba first: its pool's start resets torch's count (envs/core/threads.py)
     numba.set_num_threads(max(1, min(threads, int(numba.config.NUMBA_NUM_THREADS))))  # type: ignore[attr-defined]
+    th.set_num_threads(threads)

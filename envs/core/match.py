@@ -37,6 +37,9 @@ def numba_threads(n: int | None) -> Iterator[None]:
         return
     import numba
 
+    from envs.core.threads import start_numba_pool
+
+    start_numba_pool()  # before numba.get_num_threads(): its start could raise torch's count
     old = numba.get_num_threads()
     numba.set_num_threads(max(1, min(n, old)))
     try:

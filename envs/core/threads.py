@@ -14,6 +14,18 @@ Opting out: set the environment variable ``ARENA_KEEP_THREADS=1`` before the pro
 starts, or call :func:`keep_threads` (from then on :func:`safe_threads` changes nothing);
 an explicit ``torch.set_num_threads(n)`` *after* the object is built is also kept.
 ``arena train`` sets both pools itself (``--threads``).
+
+Start Numba's pool before setting torch's. With Numba's OpenMP threading layer, the pool's
+start (the first ``numba.get_num_threads()``, ``set_num_threads`` or parallel kernel call)
+sets the process's OpenMP thread count to the pool's size, and torch's intra-op pool (and
+the MKL inside it) reads that same count: a torch count of one from ``OMP_NUM_THREADS=1``
+became two at that start, and torch imported after it begins with two. Found in 0.5.19 in
+``agents.measure``: the runner started the pool, ``AZAgent`` called :func:`safe_threads`
+before its network's import (so it did nothing), and MKL ran the network's matrix products
+on a second, spinning thread (40 % of a series run's CPU time). :func:`start_numba_pool`
+starts the pool and puts torch's count back; the match runner, the rollouts and
+:func:`safe_threads` start it through it, ``AZAgent`` calls :func:`safe_threads` after
+torch's import, and ``arena train`` starts Numba's pool before it sets torch's count.
 """
 
 from __future__ import annotations
@@ -22,7 +34,7 @@ import logging
 import os
 import sys
 
-__all__ = ["OPT_OUT_VARIABLE", "keep_threads", "safe_threads"]
+__all__ = ["OPT_OUT_VARIABLE", "keep_threads", "safe_threads", "start_numba_pool"]
 
 #: environment variable that turns :func:`safe_threads` off (any value but "" and "0")
 OPT_OUT_VARIABLE = "ARENA_KEEP_THREADS"
@@ -41,22 +53,41 @@ def _opted_out() -> bool:
     return _kept or os.environ.get(OPT_OUT_VARIABLE, "") not in ("", "0")
 
 
+def start_numba_pool() -> int:
+    """Start Numba's thread pool (a no-op once started), keep torch's count; the pool's size.
+
+    Why: the pool's start may raise torch's thread count (module docstring). The places
+    that first touch the pool in a process that also runs a network (the match runner,
+    the rollouts, :func:`safe_threads`) start it here, and torch's count is put back if
+    the start changed it. Returns ``NUMBA_NUM_THREADS``, the threads the pool has, not
+    ``numba.get_num_threads()``, the ones the calling block uses now (the runner plays
+    small batches on one).
+    """
+    import numba
+
+    torch = sys.modules.get("torch")
+    before = None if torch is None else torch.get_num_threads()
+    numba.get_num_threads()  # starts the pool
+    if torch is not None and torch.get_num_threads() != before:
+        torch.set_num_threads(before)
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+
+
 def safe_threads(who: str = "arena") -> bool:
     """Limit torch to one intra-op thread when torch and Numba would both use several.
 
-    Does nothing when torch is not imported (a kernel-only process), when either pool
-    already has one thread, or after an opt-out (:func:`keep_threads`,
-    ``ARENA_KEEP_THREADS``). Returns whether it changed torch's setting; ``who`` names
-    the caller in the log line.
+    Does nothing when torch is not imported (a kernel-only process), when torch already
+    has one thread or Numba's pool has one (``NUMBA_NUM_THREADS=1``; a block that runs
+    Numba on one thread for now, like the match runner's, still counts as several), or
+    after an opt-out (:func:`keep_threads`, ``ARENA_KEEP_THREADS``). With torch imported it
+    first starts Numba's pool (:func:`start_numba_pool`). Returns whether it limited
+    torch; ``who`` names the caller in the log line.
     """
-    if _opted_out():
-        return False
     torch = sys.modules.get("torch")
     if torch is None:
         return False
-    import numba
-
-    if torch.get_num_threads() <= 1 or numba.get_num_threads() <= 1:
+    numba_threads = start_numba_pool()  # first: a later start would undo torch's setting
+    if _opted_out() or torch.get_num_threads() <= 1 or numba_threads <= 1:
         return False
     before = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -65,7 +96,7 @@ def safe_threads(who: str = "arena") -> bool:
         "set %s=1 or call envs.core.threads.keep_threads() to keep both",
         who,
         before,
-        numba.get_num_threads(),
+        numba_threads,
         OPT_OUT_VARIABLE,
     )
     return True

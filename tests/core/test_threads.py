@@ -21,6 +21,7 @@ def two_pools(monkeypatch):
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 2)
     monkeypatch.delenv(threads.OPT_OUT_VARIABLE, raising=False)
     threads.keep_threads(False)
     yield
@@ -48,6 +49,7 @@ def test_opt_out_by_call(two_pools):
 
 def test_one_numba_thread_leaves_torch(two_pools, monkeypatch):
     monkeypatch.setattr(numba, "get_num_threads", lambda: 1)
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 1)
     assert threads.safe_threads("test") is False
     assert torch.get_num_threads() == 2
 
@@ -100,3 +102,71 @@ def test_train_keeps_its_threads_choice(two_pools):
     set_threads(2)  # arena train --threads 2
     assert threads.safe_threads("test") is False
     assert torch.get_num_threads() == 2
+
+
+# A fresh process per case: Numba's pool starts once per process. ``OMP_NUM_THREADS=1``
+# gives torch one thread from the start (the case safe_threads used to leave alone),
+# without it torch starts with one per core. Each case: (its setup, Numba's count after it).
+_RUNNER = (
+    "import torch\n"
+    "from envs.core.match import numba_threads\n"
+    "from envs.core.threads import safe_threads\n"
+    "with numba_threads(1):\n"
+    "    safe_threads('test')"
+)
+# agents.measure's order: the runner starts Numba's pool, then az imports torch as it loads
+# its network on its first move (before 0.5.19 its safe_threads ran before that import and
+# did nothing: torch kept the two threads Numba's start had given it).
+_AZ = """
+import sys
+import numpy as np
+from agents.registry import make_agent
+from envs import registry
+from envs.core.agent import ActContext
+from envs.core.match import numba_threads
+game = registry.make_batch("proteus", 2)
+state = game.init(1, seed=0)
+seats = np.asarray(game.current_player(state), np.int64)
+agent = make_agent("proteus", "az-policy", 0)
+assert "torch" not in sys.modules, "the case needs torch imported by the agent"
+with numba_threads(1):
+    agent.act(game.observe(state, seats), game.legal_mask(state), ActContext(game, state, seats))
+"""
+_FRESH = {
+    "safe_threads": (
+        "import torch; from envs.core.threads import safe_threads; safe_threads('t')",
+        "2",
+    ),
+    "arena train --threads 1": ("from training.run_io import set_threads; set_threads(1)", "1"),
+    "runner, then a network": (_RUNNER, "2"),
+    "runner, then az's first move": (_AZ, "2"),
+}
+
+
+@pytest.mark.parametrize("omp", ["1", None])
+@pytest.mark.parametrize("setup", sorted(_FRESH))
+def test_torch_count_survives_numbas_pool_start(setup, omp):
+    """Numba's OpenMP pool, when it starts, sets the process's OpenMP thread count to its
+    size, and torch reads the same count (envs/core/threads.py): a torch count of one,
+    set before, became two when the match runner first asked Numba for its size; torch
+    imported after that start began with two."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        f"{_FRESH[setup][0]}\n"
+        "import numba, torch\n"
+        "numba.get_num_threads()  # what envs/core/match.py's runner asks first\n"
+        "print(torch.get_num_threads(), numba.get_num_threads(), numba.threading_layer())\n"
+    )
+    env = {**os.environ, "NUMBA_NUM_THREADS": "2"}
+    env.pop("ARENA_KEEP_THREADS", None)
+    env.pop("OMP_NUM_THREADS", None)
+    if omp is not None:
+        env["OMP_NUM_THREADS"] = omp
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    torch_threads, numba_threads, layer = out.stdout.split()
+    assert (torch_threads, numba_threads) == ("1", _FRESH[setup][1]), f"threading layer {layer}"
