@@ -209,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.decision_time:  # timing plays no series: a series option would be silently unused
         given = [name for name, value in series_options.items() if value is not None]
         if given:
-            parser.error(f"{', '.join(given)} has no effect with --decision-time")
+            verb = "has" if len(given) == 1 else "have"
+            parser.error(f"{', '.join(given)} {verb} no effect with --decision-time")
         d = decision_time(args.game, args.agent, args.decision_time, args.players, args.seed)
         print(
             f"{args.game} players={args.players or 'default'} {args.agent}: "

@@ -97,6 +97,9 @@ def test_series_options_with_decision_time_are_an_error_not_ignored(
     """--decision-time plays no series: --games, --seat, ... would be silently unused."""
     with pytest.raises(SystemExit):
         main(["proteus", "random", "--decision-time", "2", "--games", "4", "--seat", "1"])
-    assert "--games, --seat has no effect with --decision-time" in capsys.readouterr().err
+    assert "--games, --seat have no effect with --decision-time" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["proteus", "random", "--decision-time", "2", "--opponent", "heuristic"])
+    assert "--opponent has no effect with --decision-time" in capsys.readouterr().err
     assert main(["proteus", "random", "--decision-time", "2"]) == 0
     assert "ms per move (median; mean " in capsys.readouterr().out
