@@ -41,6 +41,7 @@ OPT_OUT_VARIABLE = "ARENA_KEEP_THREADS"
 
 _log = logging.getLogger(__name__)
 _kept = False
+_pool_started = False  # start_numba_pool has run: the pool is up, torch's count seen to
 
 
 def keep_threads(keep: bool = True) -> None:
@@ -63,13 +64,16 @@ def start_numba_pool() -> int:
     ``numba.get_num_threads()``, the ones the calling block uses now (the runner plays
     small batches on one).
     """
+    global _pool_started
     import numba
 
-    torch = sys.modules.get("torch")
-    before = None if torch is None else torch.get_num_threads()
-    numba.get_num_threads()  # starts the pool
-    if torch is not None and torch.get_num_threads() != before:
-        torch.set_num_threads(before)
+    if not _pool_started:  # later calls (every runner and rollout block) have nothing to do
+        torch = sys.modules.get("torch")
+        before = None if torch is None else torch.get_num_threads()
+        numba.get_num_threads()  # starts the pool
+        if torch is not None and torch.get_num_threads() != before:
+            torch.set_num_threads(before)
+        _pool_started = True
     return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
 
 
