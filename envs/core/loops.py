@@ -44,6 +44,8 @@ from typing import Any
 import numba
 from numba import literal_unroll, njit
 
+from envs.core.threads import start_numba_pool
+
 SINGLE_THREAD_MIN_BATCH = 64
 PARALLEL_MIN_BATCH = 1024
 STEP_PARALLEL_MIN_BATCH = 1024
@@ -69,6 +71,7 @@ def choose(batch: int, many_steps: bool = False) -> str:
     """``"serial"``, ``"one thread"`` or ``"parallel"`` for a call over ``batch`` games."""
     if batch < SINGLE_THREAD_MIN_BATCH:
         return "serial"
+    start_numba_pool()  # the pool may start here: keep torch's count (envs/core/threads.py)
     threshold = PARALLEL_MIN_BATCH if many_steps else STEP_PARALLEL_MIN_BATCH
     if batch >= threshold and numba.get_num_threads() > 1:
         return "parallel"
@@ -88,6 +91,8 @@ def run_loop(
     ``force=True`` / ``False`` runs the prange compile on all threads / the serial one.
     """
     if force is not None:
+        if force:
+            start_numba_pool()  # as in choose: the prange compile starts the pool
         return (parallel if force else serial)(*args)
     how = choose(batch, many_steps)
     if how == "serial":

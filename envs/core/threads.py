@@ -23,9 +23,11 @@ became two at that start, and torch imported after it begins with two. Found in 
 ``agents.measure``: the runner started the pool, ``AZAgent`` called :func:`safe_threads`
 before its network's import (so it did nothing), and MKL ran the network's matrix products
 on a second, spinning thread (40 % of a series run's CPU time). :func:`start_numba_pool`
-starts the pool and puts torch's count back; the match runner, the rollouts and
-:func:`safe_threads` start it through it, ``AZAgent`` calls :func:`safe_threads` after
-torch's import, and ``arena train`` starts Numba's pool before it sets torch's count.
+starts the pool and puts torch's count back; the match runner, the rollouts,
+:func:`safe_threads`, the batch facades' loop picker (``envs.core.loops``, from 64 games a
+call; 0.5.20) and the physics simulations start it through it, ``AZAgent`` calls
+:func:`safe_threads` after torch's import, and ``arena train`` starts Numba's pool before
+it sets torch's count.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ OPT_OUT_VARIABLE = "ARENA_KEEP_THREADS"
 
 _log = logging.getLogger(__name__)
 _kept = False
-_pool_started = False  # start_numba_pool has run: the pool is up, torch's count seen to
+_pool_size = 0  # the pool's size once start_numba_pool has run (0: not yet)
 
 
 def keep_threads(keep: bool = True) -> None:
@@ -58,23 +60,26 @@ def start_numba_pool() -> int:
     """Start Numba's thread pool (a no-op once started), keep torch's count; the pool's size.
 
     Why: the pool's start may raise torch's thread count (module docstring). The places
-    that first touch the pool in a process that also runs a network (the match runner,
-    the rollouts, :func:`safe_threads`) start it here, and torch's count is put back if
-    the start changed it. Returns ``NUMBA_NUM_THREADS``, the threads the pool has, not
+    that first touch the pool in a process that may also run a network (the match
+    runner, the rollouts, :func:`safe_threads`, the batch loop picker, the physics
+    simulations) start it here, and torch's count is put back if the start changed it.
+    After the start it only returns the size it kept (a call on the batch hot path).
+    Returns ``NUMBA_NUM_THREADS``, the threads the pool has, not
     ``numba.get_num_threads()``, the ones the calling block uses now (the runner plays
     small batches on one).
     """
-    global _pool_started
+    global _pool_size
+    if _pool_size:  # later calls (every runner block, every batch call of 64+ games)
+        return _pool_size
     import numba
 
-    if not _pool_started:  # later calls (every runner and rollout block) have nothing to do
-        torch = sys.modules.get("torch")
-        before = None if torch is None else torch.get_num_threads()
-        numba.get_num_threads()  # starts the pool
-        if torch is not None and torch.get_num_threads() != before:
-            torch.set_num_threads(before)
-        _pool_started = True
-    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    torch = sys.modules.get("torch")
+    before = None if torch is None else torch.get_num_threads()
+    numba.get_num_threads()  # starts the pool
+    if torch is not None and torch.get_num_threads() != before:
+        torch.set_num_threads(before)
+    _pool_size = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    return _pool_size
 
 
 def safe_threads(who: str = "arena") -> bool:

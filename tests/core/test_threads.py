@@ -22,6 +22,7 @@ def two_pools(monkeypatch):
     torch.set_num_threads(2)
     monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
     monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 2)
+    monkeypatch.setattr(threads, "_pool_size", 0)  # the pool's size is read again, patched
     monkeypatch.delenv(threads.OPT_OUT_VARIABLE, raising=False)
     threads.keep_threads(False)
     yield
@@ -132,6 +133,32 @@ assert "torch" not in sys.modules, "the case needs torch imported by the agent"
 with numba_threads(1):
     agent.act(game.observe(state, seats), game.legal_mask(state), ActContext(game, state, seats))
 """
+# A user's script: torch set to one thread, then the first touch of the pool is a batch
+# call of 64+ games (the batch facade's loop picker) or a Moon Shot simulation (0.5.20).
+# Torch's count is read once before the start, as a log line or safe_threads would: with
+# this torch build, a count set and never read before the start kept its value.
+_SCRIPT_BATCH = """
+import torch
+torch.set_num_threads(1)
+assert torch.get_num_threads() == 1  # asked once before: the case that changed
+from envs import registry
+game = registry.make_batch("proteus", 2)
+game.legal_mask(game.init(64, seed=0))
+"""
+_SCRIPT_SHOTS = """
+import numpy as np, torch
+torch.set_num_threads(1)
+assert torch.get_num_threads() == 1  # asked once before: the case that changed
+from envs.moon_shot.physics.api import simulate
+simulate(np.zeros((1, 4)), np.zeros(1, np.uint64))
+"""
+_SCRIPT_SCENE = """
+import numpy as np, torch
+torch.set_num_threads(1)
+assert torch.get_num_threads() == 1  # asked once before: the case that changed
+from envs.moon_shot.physics.api import simulate_states
+simulate_states(np.zeros((1, 3, 6)), np.array([[True, False, False]]))
+"""
 _FRESH = {
     "safe_threads": (
         "import torch; from envs.core.threads import safe_threads; safe_threads('t')",
@@ -140,6 +167,9 @@ _FRESH = {
     "arena train --threads 1": ("from training.run_io import set_threads; set_threads(1)", "1"),
     "runner, then a network": (_RUNNER, "2"),
     "runner, then az's first move": (_AZ, "2"),
+    "a script's batch call of 64 games": (_SCRIPT_BATCH, "2"),
+    "a script's Moon Shot shot": (_SCRIPT_SHOTS, "2"),
+    "a script's Moon Shot scene": (_SCRIPT_SCENE, "2"),
 }
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from envs.core.threads import start_numba_pool
 from envs.moon_shot.params import (
     DEFAULT_PARAMS,
     PhysicsParams,
@@ -163,6 +164,7 @@ def simulate_states(
     substeps = np.zeros(n, dtype=np.int64)
     sim_time = np.zeros(n)
     rec = np.zeros((n, frames, 3, 3))
+    start_numba_pool()  # a prange kernel: the pool may start here (envs/core/threads.py)
     _simulate_states_batch(P, tab, st, act, dists, final, inn, full, substeps, sim_time, rec, every)
     res = ShotResult(
         poses=final[:, :, :3].copy(),

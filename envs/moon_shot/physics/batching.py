@@ -18,6 +18,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from envs.core.threads import start_numba_pool
 from envs.moon_shot.geometry import (
     nb_in_tube,
     nb_world_pentagon,
@@ -171,6 +172,7 @@ def _run_chunked(args: tuple[np.ndarray, ...], n: int, rec_every: int) -> None:
     """Run ``_simulate_batch_serial`` over ``numba.get_num_threads()`` contiguous chunks."""
     global _POOL, _POOL_SIZE
     kernel: Any = _simulate_batch_serial
+    start_numba_pool()  # the pool may start here: keep torch's count (envs/core/threads.py)
     threads = max(1, min(numba.get_num_threads(), n // SERIAL_BELOW))
     if threads == 1:
         kernel(*args, rec_every)
