@@ -60,9 +60,9 @@ def set_threads(threads: int) -> None:
     import numba
     import torch as th
 
-    from envs.core.threads import keep_threads
+    from envs.core.threads import keep_threads, start_numba_pool
 
     keep_threads()  # the run's own choice: the VecEnvs and agents leave it as set here
-    # Numba first: its pool's start resets torch's count (envs/core/threads.py)
-    numba.set_num_threads(max(1, min(threads, int(numba.config.NUMBA_NUM_THREADS))))  # type: ignore[attr-defined]
+    # Numba's pool first: its start resets torch's count (envs/core/threads.py)
+    numba.set_num_threads(max(1, min(threads, start_numba_pool())))
     th.set_num_threads(threads)

@@ -137,28 +137,35 @@ with numba_threads(1):
 # call of 64+ games (the batch facade's loop picker) or a Moon Shot simulation (0.5.20).
 # Torch's count is read once before the start, as a log line or safe_threads would: with
 # this torch build, a count set and never read before the start kept its value.
-_SCRIPT_BATCH = """
+_TORCH_ONE = """
 import torch
 torch.set_num_threads(1)
 assert torch.get_num_threads() == 1  # asked once before: the case that changed
+"""
+_SCRIPT_BATCH = (
+    _TORCH_ONE
+    + """
 from envs import registry
 game = registry.make_batch("proteus", 2)
 game.legal_mask(game.init(64, seed=0))
 """
-_SCRIPT_SHOTS = """
-import numpy as np, torch
-torch.set_num_threads(1)
-assert torch.get_num_threads() == 1  # asked once before: the case that changed
+)
+_SCRIPT_SHOTS = (
+    _TORCH_ONE
+    + """
+import numpy as np
 from envs.moon_shot.physics.api import simulate
 simulate(np.zeros((1, 4)), np.zeros(1, np.uint64))
 """
-_SCRIPT_SCENE = """
-import numpy as np, torch
-torch.set_num_threads(1)
-assert torch.get_num_threads() == 1  # asked once before: the case that changed
+)
+_SCRIPT_SCENE = (
+    _TORCH_ONE
+    + """
+import numpy as np
 from envs.moon_shot.physics.api import simulate_states
 simulate_states(np.zeros((1, 3, 6)), np.array([[True, False, False]]))
 """
+)
 _FRESH = {
     "safe_threads": (
         "import torch; from envs.core.threads import safe_threads; safe_threads('t')",
